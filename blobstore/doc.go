@@ -1,0 +1,9 @@
+// Package blobstore is the only package that talks to storage. It opens a
+// table root (a local path, or a file://, mem://, s3://, gs:// or azblob://
+// URL) through gocloud.dev/blob and offers what the rest of deltafs needs:
+// whole and ranged reads, listing that starts after a key, and counters of
+// every request made (GET, LIST page, HEAD), which tests assert and
+// benchmarks report.
+//
+// Keys are relative to the table root and use '/' as separator.
+package blobstore

@@ -1,0 +1,78 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// ParseLines decodes newline-delimited JSON actions and calls fn for each.
+// Blank lines are skipped. A line that is not a JSON object is an error naming
+// its line number, so a corrupt commit is never half-applied silently.
+func ParseLines(data []byte, fn func(*Action) error) error {
+	line := 0
+	for len(data) > 0 {
+		line++
+		var raw []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			raw, data = data[:i], data[i+1:]
+		} else {
+			raw, data = data, nil
+		}
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		var a Action
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		if err := a.validate(); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		if err := fn(&a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validate rejects actions missing the fields replay depends on.
+func (a *Action) validate() error {
+	switch {
+	case a.Add != nil && a.Add.Path == "":
+		return fmt.Errorf("add action without path")
+	case a.Remove != nil && a.Remove.Path == "":
+		return fmt.Errorf("remove action without path")
+	case a.Txn != nil && a.Txn.AppID == "":
+		return fmt.Errorf("txn action without appId")
+	case a.DomainMetadata != nil && a.DomainMetadata.Domain == "":
+		return fmt.Errorf("domainMetadata action without domain")
+	case a.Sidecar != nil && a.Sidecar.Path == "":
+		return fmt.Errorf("sidecar action without path")
+	}
+	if a.Add != nil {
+		if err := a.Add.DeletionVector.validate(); err != nil {
+			return err
+		}
+	}
+	if a.Remove != nil {
+		return a.Remove.DeletionVector.validate()
+	}
+	return nil
+}
+
+func (dv *DeletionVector) validate() error {
+	if dv == nil {
+		return nil
+	}
+	switch dv.StorageType {
+	case "u", "i", "p":
+	default:
+		return fmt.Errorf("deletion vector with unknown storage type %q", dv.StorageType)
+	}
+	if dv.Cardinality < 0 || dv.SizeInBytes < 0 {
+		return fmt.Errorf("deletion vector with negative size or cardinality")
+	}
+	return nil
+}
