@@ -1,0 +1,193 @@
+package checkpoint
+
+import (
+	"fmt"
+
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/parquet-go/parquet-go"
+)
+
+// Seen holds the logical keys (action.LogicalKey of the decoded path) of
+// files that commits newer than the checkpoint already decided; their
+// checkpoint rows are dropped.
+type Seen map[string]struct{}
+
+// Has reports whether the logical file (path, dv) was seen.
+func (s Seen) Has(path string, dv *action.DeletionVector) bool {
+	_, ok := s[action.LogicalKey(path, dv.UniqueID())]
+	return ok
+}
+
+// Result is what a checkpoint holds, in file order.
+type Result struct {
+	// Files are the add rows not in Seen, with decoded paths.
+	Files []action.File
+	// Tombstones counts remove rows.
+	Tombstones int
+	// Actions are the other actions: protocol, metaData, txn,
+	// domainMetadata, sidecar and checkpointMetadata.
+	Actions []action.Action
+}
+
+func (r *Result) append(o *Result) {
+	r.Files = append(r.Files, o.Files...)
+	r.Tombstones += o.Tombstones
+	r.Actions = append(r.Actions, o.Actions...)
+}
+
+// rowGroup decodes the rows of one row group.
+type rowGroup struct {
+	c      *columns
+	leaves map[*parquet.Column]*leaf
+	root   string
+	seen   Seen
+	parts  map[string]*action.Partition
+	dv     dvCursors
+	key    []byte
+	values []action.PartitionValue
+}
+
+func (g *rowGroup) cur(col *parquet.Column) *cursor { return newCursor(g.leaves[col]) }
+
+func (g *rowGroup) rep(col *parquet.Column) *repCursor { return &repCursor{l: g.leaves[col]} }
+
+func decodeRowGroup(rg parquet.RowGroup, c *columns, root string, seen Seen) (*Result, error) {
+	g := &rowGroup{c: c, leaves: map[*parquet.Column]*leaf{}, root: root, seen: seen, parts: map[string]*action.Partition{}}
+	rows := int(rg.NumRows())
+	for _, col := range c.all() {
+		l, err := readLeaf(rg, col)
+		if err != nil {
+			return nil, err
+		}
+		if l.maxRep == 0 && l.n != rows {
+			return nil, fmt.Errorf("column %v has %d values for %d rows", col.Path(), l.n, rows)
+		}
+		g.leaves[col] = l
+	}
+	res := &Result{}
+	if err := g.adds(rows, res); err != nil {
+		return nil, err
+	}
+	if l := g.leaves[c.removePath]; l.hasValues() {
+		res.Tombstones = len(l.offs) - 1
+	}
+	return res, g.others(rows, res)
+}
+
+// adds decodes the add rows: the hot loop of opening a big table.
+func (g *rowGroup) adds(rows int, res *Result) error {
+	c := g.c
+	paths := g.leaves[c.addPath]
+	if !paths.hasValues() {
+		return nil
+	}
+	size, mtime := g.cur(c.addSize), g.cur(c.addModTime)
+	numRecords, stats := g.cur(c.addNumRecords), g.cur(c.addStats)
+	pkey, pval := g.rep(c.addPartKey), g.rep(c.addPartValue)
+	g.dv = dvCursors{g.cur(c.dvType), g.cur(c.dvPath), g.cur(c.dvOffset), g.cur(c.dvSize), g.cur(c.dvCard), g.cur(c.dvMaxRow)}
+	hasDV := g.leaves[c.dvType].hasValues()
+	res.Files = make([]action.File, 0, len(paths.offs)-1)
+	v := 0
+	for i := 0; i < rows; i++ {
+		if !paths.present(i) {
+			continue
+		}
+		raw := paths.str(v)
+		v++
+		var dv *action.DeletionVector
+		if hasDV {
+			dv = g.dv.at(i)
+		}
+		path, err := action.CleanPath(string(raw), g.root)
+		if err != nil {
+			return fmt.Errorf("add: %w", err)
+		}
+		if len(g.seen) > 0 && g.seen.Has(path, dv) {
+			continue
+		}
+		f := action.File{Path: path, NumRecords: -1, DV: dv}
+		f.Size, _ = size.int(i)
+		f.ModTime, _ = mtime.int(i)
+		if n, ok := numRecords.int(i); ok {
+			f.NumRecords = n
+		} else if sv := stats.at(i); sv >= 0 {
+			f.NumRecords = action.NumRecords(stats.l.str(sv))
+		}
+		if pkey.l != nil {
+			f.Partition = g.partition(pkey, pval, i)
+		}
+		res.Files = append(res.Files, f)
+	}
+	return nil
+}
+
+// dvCursors walk the deletion-vector columns of the add rows.
+type dvCursors struct{ typ, path, offset, size, card, maxRow *cursor }
+
+// at returns row i's deletion vector, or nil.
+func (d dvCursors) at(i int) *action.DeletionVector {
+	typ, ok := d.typ.str(i)
+	if !ok {
+		return nil
+	}
+	dv := &action.DeletionVector{StorageType: typ}
+	dv.PathOrInlineDv, _ = d.path.str(i)
+	if off, ok := d.offset.int(i); ok {
+		o := int32(off)
+		dv.Offset = &o
+	}
+	size, _ := d.size.int(i)
+	dv.SizeInBytes = int32(size)
+	dv.Cardinality, _ = d.card.int(i)
+	if m, ok := d.maxRow.int(i); ok {
+		dv.MaxRowIndex = &m
+	}
+	return dv
+}
+
+// partition interns row i's partition values. Rows of one partition share
+// one *action.Partition; the lookup key is built from the raw bytes, so a
+// hit allocates nothing.
+func (g *rowGroup) partition(keys, vals *repCursor, i int) *action.Partition {
+	ks, ke, kv := keys.rowAt(i)
+	_, _, vv := vals.rowAt(i)
+	g.key = g.key[:0]
+	for j, k, v := ks, kv, vv; j < ke; j++ {
+		if !keys.l.present(j) {
+			continue
+		}
+		g.key = append(g.key, keys.l.str(k)...)
+		k++
+		if vals.l.present(j) {
+			g.key = append(g.key, 0, 1)
+			g.key = append(g.key, vals.l.str(v)...)
+			v++
+		} else {
+			g.key = append(g.key, 0, 0)
+		}
+		g.key = append(g.key, 0)
+	}
+	if len(g.key) == 0 {
+		return nil
+	}
+	if p, ok := g.parts[string(g.key)]; ok {
+		return p
+	}
+	var values []action.PartitionValue
+	for j, k, v := ks, kv, vv; j < ke; j++ {
+		if !keys.l.present(j) {
+			continue
+		}
+		pv := action.PartitionValue{Column: string(keys.l.str(k)), Null: true}
+		k++
+		if vals.l.present(j) {
+			pv.Value, pv.Null = string(vals.l.str(v)), false
+			v++
+		}
+		values = append(values, pv)
+	}
+	action.SortPartitionValues(values)
+	p := &action.Partition{Values: values}
+	g.parts[string(g.key)] = p
+	return p
+}

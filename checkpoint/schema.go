@@ -1,0 +1,148 @@
+package checkpoint
+
+import "github.com/parquet-go/parquet-go"
+
+// columns are the leaf columns of a checkpoint file that replay needs. A nil
+// column is absent from the file (an older writer, or a kind of action the
+// file has none of) and reads as all null.
+type columns struct {
+	addPath, addSize, addModTime, addStats, addNumRecords *parquet.Column
+	addPartKey, addPartValue                              *parquet.Column
+	dvType, dvPath, dvOffset, dvSize, dvCard, dvMaxRow    *parquet.Column
+
+	removePath *parquet.Column
+
+	protoReader, protoWriter, protoReaderFeatures, protoWriterFeatures *parquet.Column
+
+	mdID, mdName, mdDescription, mdProvider, mdSchema *parquet.Column
+	mdPartitionColumns, mdConfKey, mdConfValue        *parquet.Column
+	mdCreated                                         *parquet.Column
+
+	txnAppID, txnVersion, txnLastUpdated *parquet.Column
+
+	dmDomain, dmConfig, dmRemoved *parquet.Column
+
+	scPath, scSize, scModTime *parquet.Column
+
+	cmVersion *parquet.Column
+}
+
+func resolve(root *parquet.Column) *columns {
+	c := &columns{}
+	add := child(root, "add")
+	c.addPath = leafAt(add, "path")
+	c.addSize = leafAt(add, "size")
+	c.addModTime = leafAt(add, "modificationTime")
+	// Checkpoints written with writeStatsAsStruct carry numRecords as a
+	// number; reading it spares decoding every stats string.
+	if c.addNumRecords = leafAt(child(add, "stats_parsed"), "numRecords"); c.addNumRecords == nil {
+		c.addStats = leafAt(add, "stats")
+	}
+	c.addPartKey, c.addPartValue = mapLeaves(child(add, "partitionValues"))
+	dv := child(add, "deletionVector")
+	c.dvType = leafAt(dv, "storageType")
+	c.dvPath = leafAt(dv, "pathOrInlineDv")
+	c.dvOffset = leafAt(dv, "offset")
+	c.dvSize = leafAt(dv, "sizeInBytes")
+	c.dvCard = leafAt(dv, "cardinality")
+	c.dvMaxRow = leafAt(dv, "maxRowIndex")
+
+	c.removePath = leafAt(child(root, "remove"), "path")
+
+	p := child(root, "protocol")
+	c.protoReader = leafAt(p, "minReaderVersion")
+	c.protoWriter = leafAt(p, "minWriterVersion")
+	c.protoReaderFeatures = listLeaf(child(p, "readerFeatures"))
+	c.protoWriterFeatures = listLeaf(child(p, "writerFeatures"))
+
+	md := child(root, "metaData")
+	c.mdID = leafAt(md, "id")
+	c.mdName = leafAt(md, "name")
+	c.mdDescription = leafAt(md, "description")
+	c.mdProvider = leafAt(child(md, "format"), "provider")
+	c.mdSchema = leafAt(md, "schemaString")
+	c.mdPartitionColumns = listLeaf(child(md, "partitionColumns"))
+	c.mdConfKey, c.mdConfValue = mapLeaves(child(md, "configuration"))
+	c.mdCreated = leafAt(md, "createdTime")
+
+	txn := child(root, "txn")
+	c.txnAppID = leafAt(txn, "appId")
+	c.txnVersion = leafAt(txn, "version")
+	c.txnLastUpdated = leafAt(txn, "lastUpdated")
+
+	dm := child(root, "domainMetadata")
+	c.dmDomain = leafAt(dm, "domain")
+	c.dmConfig = leafAt(dm, "configuration")
+	c.dmRemoved = leafAt(dm, "removed")
+
+	sc := child(root, "sidecar")
+	c.scPath = leafAt(sc, "path")
+	c.scSize = leafAt(sc, "sizeInBytes")
+	c.scModTime = leafAt(sc, "modificationTime")
+
+	c.cmVersion = leafAt(child(root, "checkpointMetadata"), "version")
+	return c
+}
+
+// all lists the resolved columns, for fetching their chunks.
+func (c *columns) all() []*parquet.Column {
+	var out []*parquet.Column
+	for _, col := range []*parquet.Column{
+		c.addPath, c.addSize, c.addModTime, c.addStats, c.addNumRecords, c.addPartKey, c.addPartValue,
+		c.dvType, c.dvPath, c.dvOffset, c.dvSize, c.dvCard, c.dvMaxRow, c.removePath,
+		c.protoReader, c.protoWriter, c.protoReaderFeatures, c.protoWriterFeatures,
+		c.mdID, c.mdName, c.mdDescription, c.mdProvider, c.mdSchema, c.mdPartitionColumns,
+		c.mdConfKey, c.mdConfValue, c.mdCreated, c.txnAppID, c.txnVersion, c.txnLastUpdated,
+		c.dmDomain, c.dmConfig, c.dmRemoved, c.scPath, c.scSize, c.scModTime, c.cmVersion,
+	} {
+		if col != nil {
+			out = append(out, col)
+		}
+	}
+	return out
+}
+
+func child(c *parquet.Column, name string) *parquet.Column {
+	if c == nil || c.Leaf() {
+		return nil
+	}
+	return c.Column(name)
+}
+
+// leafAt returns a primitive child column, or nil.
+func leafAt(c *parquet.Column, name string) *parquet.Column {
+	l := child(c, name)
+	if l == nil || !l.Leaf() {
+		return nil
+	}
+	return l
+}
+
+// mapLeaves returns the key and value leaves of a MAP column, whatever the
+// writer named its repeated group ("key_value", "map", ...).
+func mapLeaves(c *parquet.Column) (key, value *parquet.Column) {
+	if c == nil || c.Leaf() || len(c.Columns()) != 1 {
+		return nil, nil
+	}
+	kv := c.Columns()[0]
+	key, value = leafAt(kv, "key"), leafAt(kv, "value")
+	if key == nil || value == nil {
+		return nil, nil
+	}
+	return key, value
+}
+
+// listLeaf returns the element leaf of a LIST column in the standard
+// three-level layout or the legacy two-level one.
+func listLeaf(c *parquet.Column) *parquet.Column {
+	for c != nil && !c.Leaf() {
+		if len(c.Columns()) != 1 {
+			return nil
+		}
+		c = c.Columns()[0]
+	}
+	if c == nil || c.MaxRepetitionLevel() == 0 {
+		return nil
+	}
+	return c
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/versions"
+	"github.com/spf13/pflag"
+)
+
+// errUsage reports bad arguments; the flag set has already said why.
+var errUsage = errors.New("usage")
+
+// parseFlags parses args and checks the number of positional arguments.
+func parseFlags(fs *pflag.FlagSet, args []string, positional string, n int, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: deltafs %s %s [flags]\n%s", fs.Name(), positional, fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errUsage
+		}
+		return errUsage
+	}
+	if fs.NArg() != n {
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}
+
+// openTable opens the table at location.
+func openTable(ctx context.Context, location string) (*versions.Table, error) {
+	st, err := blobstore.Open(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	return versions.Open(ctx, st, versions.Options{})
+}
+
+func runVersions(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("versions", pflag.ContinueOnError)
+	if err := parseFlags(fs, args, "TABLE", 1, stderr); err != nil {
+		return err
+	}
+	t, err := openTable(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	vs, err := t.Versions(ctx)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	for _, v := range vs {
+		fmt.Fprintln(w, v)
+	}
+	return w.Flush()
+}
+
+// lsEntry is one line of `deltafs ls --json`.
+type lsEntry struct {
+	Path             string             `json:"path"`
+	Size             int64              `json:"size"`
+	ModificationTime int64              `json:"modificationTime"`
+	PartitionValues  map[string]*string `json:"partitionValues"`
+	NumRecords       *int64             `json:"numRecords"`
+	DeletedRows      int64              `json:"deletedRows"`
+}
+
+func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("ls", pflag.ContinueOnError)
+	version := fs.Int64("version", -1, "version to list (default: latest)")
+	asJSON := fs.Bool("json", false, "one JSON object per file")
+	if err := parseFlags(fs, args, "TABLE", 1, stderr); err != nil {
+		return err
+	}
+	t, err := openTable(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	v := *version
+	if v < 0 {
+		v = t.Latest()
+	}
+	snap, err := t.Snapshot(ctx, v)
+	if err != nil {
+		return err
+	}
+	files := append([]replay.File(nil), snap.Files...)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	w := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range files {
+		f := &files[i]
+		if !*asJSON {
+			fmt.Fprintln(w, f.Path)
+			continue
+		}
+		e := lsEntry{Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: f.Partition.Map(), DeletedRows: f.DeletedRows()}
+		if f.NumRecords >= 0 {
+			e.NumRecords = &f.NumRecords
+		}
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("history", pflag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "one JSON object per version")
+	if err := parseFlags(fs, args, "TABLE", 1, stderr); err != nil {
+		return err
+	}
+	t, err := openTable(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	h, err := t.History(ctx)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	for _, c := range h {
+		if *asJSON {
+			b, _ := json.Marshal(c)
+			fmt.Fprintf(w, "%s\n", b)
+			continue
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, formatMillis(c.Timestamp), c.Operation)
+	}
+	return w.Flush()
+}

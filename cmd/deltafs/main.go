@@ -1,0 +1,66 @@
+// Command deltafs mounts a Delta Lake table as a read-only filesystem and
+// inspects tables from the shell.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `deltafs: a Delta Lake table as a read-only filesystem
+
+Usage:
+  deltafs mount TABLE MOUNTPOINT [flags]   mount the table (foreground)
+  deltafs demo [DIR]                       generate a sample table and mount it
+  deltafs versions TABLE                   versions that can be rebuilt, ascending
+  deltafs ls TABLE [--version N] [--json]  live files of a version (latest by default)
+  deltafs history TABLE                    version, timestamp and operation per version
+
+TABLE is a local path or a URL: file://, mem://, s3://, gs://, azblob://.
+Run "deltafs COMMAND --help" for a command's flags.
+`
+
+// command runs one subcommand with its arguments.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+var commands = map[string]command{
+	"versions": runVersions,
+	"ls":       runLs,
+	"history":  runHistory,
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches to a subcommand. Errors become one line on stderr and a
+// non-zero status, so scripts can rely on both.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "deltafs: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	if err := cmd(ctx, args[1:], stdout, stderr); err != nil {
+		if err == errUsage {
+			return 2
+		}
+		fmt.Fprintf(stderr, "deltafs %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,129 @@
+package action
+
+import "sort"
+
+// File is one live data file of a snapshot: what the mount shows and what
+// `deltafs ls` prints. It is kept small because a snapshot may hold millions.
+type File struct {
+	// Path is the decoded path relative to the table root, '/'-separated,
+	// never absolute and never containing "." or ".." elements.
+	Path       string
+	Size       int64 // bytes, from the add action
+	ModTime    int64 // milliseconds since the epoch, from the add action
+	NumRecords int64 // from the add's stats; -1 when unknown
+	// Partition holds the partition values, shared between files of the
+	// same partition.
+	Partition *Partition
+	// DV is the file's deletion vector, nil for most files.
+	DV *DeletionVector
+}
+
+// DeletedRows is the number of rows the file's deletion vector removes.
+func (f *File) DeletedRows() int64 {
+	if f.DV == nil {
+		return 0
+	}
+	return f.DV.Cardinality
+}
+
+// PartitionValue is one partition column's value; Null marks a null value.
+type PartitionValue struct {
+	Column string
+	Value  string
+	Null   bool
+}
+
+// Partition is the partition values of a file, sorted by column. Equal
+// partitions are interned to one shared value.
+type Partition struct {
+	Values []PartitionValue
+}
+
+// Map returns the values as the add action spells them: null is nil.
+func (p *Partition) Map() map[string]*string {
+	m := make(map[string]*string)
+	if p == nil {
+		return m
+	}
+	for _, v := range p.Values {
+		if v.Null {
+			m[v.Column] = nil
+		} else {
+			s := v.Value
+			m[v.Column] = &s
+		}
+	}
+	return m
+}
+
+// Interner shares one *Partition between files with equal partition values.
+// It is not safe for concurrent use; give each worker its own.
+type Interner struct {
+	m   map[string]*Partition
+	key []byte
+}
+
+// Intern returns the shared partition for values, which must be sorted by
+// column. values is copied when it is new.
+func (in *Interner) Intern(values []PartitionValue) *Partition {
+	if len(values) == 0 {
+		return nil
+	}
+	in.key = in.key[:0]
+	for _, v := range values {
+		in.key = append(in.key, v.Column...)
+		if v.Null {
+			in.key = append(in.key, 0, 0)
+		} else {
+			in.key = append(in.key, 0, 1)
+			in.key = append(in.key, v.Value...)
+		}
+		in.key = append(in.key, 0)
+	}
+	if p, ok := in.m[string(in.key)]; ok {
+		return p
+	}
+	if in.m == nil {
+		in.m = make(map[string]*Partition)
+	}
+	p := &Partition{Values: append([]PartitionValue(nil), values...)}
+	in.m[string(in.key)] = p
+	return p
+}
+
+// InternMap interns the partition values of an add action.
+func (in *Interner) InternMap(m map[string]*string) *Partition {
+	if len(m) == 0 {
+		return nil
+	}
+	values := make([]PartitionValue, 0, len(m))
+	for k, v := range m {
+		if v == nil {
+			values = append(values, PartitionValue{Column: k, Null: true})
+		} else {
+			values = append(values, PartitionValue{Column: k, Value: *v})
+		}
+	}
+	SortPartitionValues(values)
+	return in.Intern(values)
+}
+
+// SortPartitionValues sorts values by column, the order Intern expects.
+func SortPartitionValues(values []PartitionValue) {
+	sort.Slice(values, func(i, j int) bool { return values[i].Column < values[j].Column })
+}
+
+// FileOf turns an add action into a File, decoding its path against the
+// table root. in interns partition values and may be nil.
+func FileOf(a *Add, root string, in *Interner) (File, error) {
+	path, err := CleanPath(a.Path, root)
+	if err != nil {
+		return File{}, err
+	}
+	f := File{Path: path, Size: a.Size, ModTime: a.ModificationTime, NumRecords: NumRecords([]byte(a.Stats)), DV: a.DeletionVector}
+	if in == nil {
+		in = &Interner{}
+	}
+	f.Partition = in.InternMap(a.PartitionValues)
+	return f, nil
+}

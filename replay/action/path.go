@@ -1,0 +1,115 @@
+package action
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// CleanPath turns the path of an add or remove action into the path of the
+// file relative to the table root, '/'-separated and URI-decoded.
+//
+// An absolute path ("scheme://host/p", "file:/p", or "/p", which is
+// qualified with the root's scheme and host as Delta writers do) that lies
+// under root (the table root URL, no trailing slash) becomes relative too.
+// One that lies elsewhere is returned in canonical form
+// "scheme://host/decoded/path": an external file (see IsExternal), which the
+// reader must not mistake for a file under the root. A relative path with
+// "..", "." or empty elements is an error: no action may climb out of the
+// table root.
+func CleanPath(raw, root string) (string, error) {
+	if raw == "" {
+		return "", fmt.Errorf("empty path")
+	}
+	if raw[0] == '/' {
+		r, err := url.Parse(root)
+		if err != nil {
+			return "", fmt.Errorf("table root %q: %w", root, err)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			return "", fmt.Errorf("path %q: %w", raw, err)
+		}
+		u.Scheme, u.Host = r.Scheme, r.Host
+		return absoluteUnder(raw, u, root)
+	}
+	if strings.Contains(raw, ":") {
+		// Only "scheme:/..." is absolute; Spark encodes ':' in relative paths.
+		if u, err := url.Parse(raw); err == nil && len(u.Scheme) > 1 && strings.HasPrefix(raw[len(u.Scheme):], ":/") {
+			return absoluteUnder(raw, u, root)
+		}
+	}
+	p := raw
+	if strings.IndexByte(raw, '%') >= 0 {
+		dec, err := url.PathUnescape(raw)
+		if err != nil {
+			return "", fmt.Errorf("path %q: %w", raw, err)
+		}
+		p = dec
+	}
+	return checkRelative(raw, p)
+}
+
+func checkRelative(raw, p string) (string, error) {
+	if p == "" || p[0] == '/' {
+		return "", fmt.Errorf("path %q is not a relative path", raw)
+	}
+	if strings.HasSuffix(p, "/") {
+		return "", fmt.Errorf("path %q names a directory", raw)
+	}
+	for rest := p; rest != ""; {
+		elem := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			elem, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if elem == "" || elem == "." || elem == ".." {
+			return "", fmt.Errorf("path %q leaves the table root or is not canonical", raw)
+		}
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("path %q contains a NUL byte", raw)
+	}
+	return p, nil
+}
+
+// absoluteUnder maps an absolute URI under root to a relative path, and
+// one elsewhere to its canonical external form.
+func absoluteUnder(raw string, u *url.URL, root string) (string, error) {
+	r, err := url.Parse(root)
+	if err != nil {
+		return "", fmt.Errorf("table root %q: %w", root, err)
+	}
+	rootPath := strings.TrimSuffix(r.Path, "/") + "/"
+	if sameLocation(u, r) && strings.HasPrefix(u.Path, rootPath) {
+		return checkRelative(raw, u.Path[len(rootPath):])
+	}
+	if u.Path == "" || u.Path[0] != '/' || strings.Contains(u.Path, "/../") || strings.HasSuffix(u.Path, "/..") {
+		return "", fmt.Errorf("path %q is not a canonical absolute path", raw)
+	}
+	return u.Scheme + "://" + u.Host + u.Path, nil
+}
+
+// IsExternal reports whether a cleaned path names a file outside the table
+// root (an absolute URI).
+func IsExternal(path string) bool { return strings.Contains(path, "://") }
+
+func sameLocation(u, r *url.URL) bool {
+	if u.Scheme != r.Scheme {
+		// s3a:// and s3n:// name the same buckets as s3://.
+		if !(strings.HasPrefix(u.Scheme, "s3") && strings.HasPrefix(r.Scheme, "s3")) {
+			return false
+		}
+	}
+	return u.Host == r.Host
+}
+
+// LogicalKey is the reconciliation key of a file action: its raw path and,
+// when it has one, its deletion vector's unique id.
+func LogicalKey(rawPath, dvID string) string {
+	if dvID == "" {
+		return rawPath
+	}
+	return rawPath + "\x00" + dvID
+}

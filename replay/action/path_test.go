@@ -1,0 +1,60 @@
+package action
+
+import "testing"
+
+func TestCleanPath(t *testing.T) {
+	const root = "file:///data/t"
+	cases := []struct {
+		raw, want string
+		bad       bool
+	}{
+		{raw: "part-0.parquet", want: "part-0.parquet"},
+		{raw: "date=2024-01-01/part%200.parquet", want: "date=2024-01-01/part 0.parquet"},
+		{raw: "a%2Fb/c", want: "a/b/c"},
+		{raw: "x=a%3Ab/p", want: "x=a:b/p"},
+		{raw: "file:///data/t/sub/p.parquet", want: "sub/p.parquet"},
+		{raw: "file:/data/t/sub/p%20q.parquet", want: "sub/p q.parquet"},
+		{raw: "/data/t/p.parquet", want: "p.parquet"},
+		{raw: "/elsewhere/p.parquet", want: "file:///elsewhere/p.parquet"},
+		{raw: "file:/elsewhere/with%20space/p@%23h", want: "file:///elsewhere/with space/p@#h"},
+		{raw: "s3://other/t/p.parquet", want: "s3://other/t/p.parquet"},
+		{raw: "../p.parquet", bad: true},
+		{raw: "..//Users/x/p.parquet", bad: true},
+		{raw: "a/../../p", bad: true},
+		{raw: "a/./p", bad: true},
+		{raw: "a//p", bad: true},
+		{raw: "%2E%2E/p", bad: true},
+		{raw: "a%2F..%2F..%2Fp", bad: true},
+		{raw: "dir/", bad: true},
+		{raw: "", bad: true},
+		{raw: "bad%zz", bad: true},
+		{raw: "file:///data/t/../u/p", bad: true},
+		{raw: "file:///elsewhere/../etc/passwd", bad: true},
+	}
+	for _, c := range cases {
+		got, err := CleanPath(c.raw, root)
+		if c.bad {
+			if err == nil {
+				t.Errorf("CleanPath(%q) = %q, want an error", c.raw, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("CleanPath(%q) = %q, %v; want %q", c.raw, got, err, c.want)
+		}
+	}
+	if !IsExternal("file:///elsewhere/p") || IsExternal("a/b") {
+		t.Error("IsExternal")
+	}
+}
+
+func TestCleanPathS3Root(t *testing.T) {
+	got, err := CleanPath("s3a://bucket/tables/t/p.parquet", "s3://bucket/tables/t")
+	if err != nil || got != "p.parquet" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	got, err = CleanPath("/tables/t/p.parquet", "s3://bucket/tables/t")
+	if err != nil || got != "p.parquet" {
+		t.Errorf("got %q, %v", got, err)
+	}
+}

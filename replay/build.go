@@ -1,0 +1,176 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/deltafs/deltafs/checkpoint"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// Storage is what replay needs from blobstore.
+type Storage interface {
+	checkpoint.Storage
+}
+
+// commitFetchers bounds the commits read at once.
+const commitFetchers = 16
+
+// Build rebuilds the snapshot a log segment describes. root is the table
+// root URL (for absolute paths). The commits and the checkpoint are fetched
+// concurrently.
+func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snapshot, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	commits, err := fetchCommits(ctx, st, seg.Commits)
+	if err != nil {
+		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
+	}
+	r := newReconciler(root)
+	for i := len(commits) - 1; i >= 0; i-- {
+		if err := r.applyCommit(seg.Commits[i], commits[i]); err != nil {
+			return nil, fmt.Errorf("replay v%d: commit %d: %w", seg.Version, seg.Commits[i].Version, err)
+		}
+	}
+	if seg.Checkpoint != nil {
+		res, err := checkpoint.Read(ctx, st, *seg.Checkpoint, root, r.seen)
+		if err != nil {
+			return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
+		}
+		r.applyCheckpoint(res)
+	}
+	snap, err := r.snapshot(seg.Version)
+	if err != nil {
+		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
+	}
+	return snap, nil
+}
+
+// fetchCommits reads commit files concurrently, at most commitFetchers at
+// once, and returns their contents in order.
+func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]byte, error) {
+	out := make([][]byte, len(files))
+	errs := make([]error, len(files))
+	sem := make(chan struct{}, commitFetchers)
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], errs[i] = st.Read(ctx, f.Key)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// reconciler applies actions newest first: the first action seen for a
+// logical file, an application id, a domain, the protocol or the metadata
+// decides it.
+type reconciler struct {
+	root     string
+	seen     checkpoint.Seen
+	files    []action.File
+	removes  int
+	protocol *action.Protocol
+	metadata *action.Metadata
+	txns     map[string]action.Txn
+	domains  map[string]action.DomainMetadata
+	interner action.Interner
+}
+
+func newReconciler(root string) *reconciler {
+	return &reconciler{root: root, seen: checkpoint.Seen{}, txns: map[string]action.Txn{}, domains: map[string]action.DomainMetadata{}}
+}
+
+func (r *reconciler) applyCommit(f LogFile, data []byte) error {
+	// Actions within one commit do not conflict on a logical file (the
+	// protocol forbids it), so one commit's order does not matter.
+	return action.ParseLines(data, func(a *action.Action) error {
+		switch {
+		case a.Add != nil:
+			file, err := action.FileOf(a.Add, r.root, &r.interner)
+			if err != nil {
+				return fmt.Errorf("add: %w", err)
+			}
+			key := action.LogicalKey(file.Path, file.DV.UniqueID())
+			if _, ok := r.seen[key]; ok {
+				return nil
+			}
+			r.seen[key] = struct{}{}
+			r.files = append(r.files, file)
+		case a.Remove != nil:
+			// A remove whose path cannot be cleaned matches no live file.
+			path, err := action.CleanPath(a.Remove.Path, r.root)
+			if err != nil {
+				path = a.Remove.Path
+			}
+			key := action.LogicalKey(path, a.Remove.DeletionVector.UniqueID())
+			if _, ok := r.seen[key]; !ok {
+				r.seen[key] = struct{}{}
+				r.removes++
+			}
+		default:
+			r.applyOther(a)
+		}
+		return nil
+	})
+}
+
+func (r *reconciler) applyOther(a *action.Action) {
+	switch {
+	case a.Protocol != nil:
+		if r.protocol == nil {
+			r.protocol = a.Protocol
+		}
+	case a.Metadata != nil:
+		if r.metadata == nil {
+			r.metadata = a.Metadata
+		}
+	case a.Txn != nil:
+		if _, ok := r.txns[a.Txn.AppID]; !ok {
+			r.txns[a.Txn.AppID] = *a.Txn
+		}
+	case a.DomainMetadata != nil:
+		if _, ok := r.domains[a.DomainMetadata.Domain]; !ok {
+			r.domains[a.DomainMetadata.Domain] = *a.DomainMetadata
+		}
+	}
+}
+
+func (r *reconciler) applyCheckpoint(res *checkpoint.Result) {
+	for i := range res.Actions {
+		r.applyOther(&res.Actions[i])
+	}
+	r.files = append(res.Files, r.files...)
+	r.removes += res.Tombstones
+}
+
+func (r *reconciler) snapshot(v int64) (*Snapshot, error) {
+	if r.protocol == nil {
+		return nil, fmt.Errorf("no protocol action in the log")
+	}
+	if r.metadata == nil {
+		return nil, fmt.Errorf("no metaData action in the log")
+	}
+	if err := CheckProtocol(r.protocol); err != nil {
+		return nil, err
+	}
+	s := &Snapshot{
+		Version: v, Protocol: *r.protocol, Metadata: *r.metadata,
+		Files: r.files, Txns: r.txns, Domains: map[string]action.DomainMetadata{}, Tombstones: r.removes,
+	}
+	for d, m := range r.domains {
+		if !m.Removed {
+			s.Domains[d] = m
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,201 @@
+package versions
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
+)
+
+// Store is what a table needs from blobstore.
+type Store interface {
+	replay.Storage
+	List(ctx context.Context, dir, startAfter string, fn func(blobstore.Object) bool) error
+	ListPage(ctx context.Context, dir, startAfter string) ([]blobstore.Object, bool, error)
+	Location() string
+}
+
+// Table is an opened Delta table. It is safe for concurrent use.
+//
+// Lock order: mu is never held across storage I/O.
+type Table struct {
+	st    Store
+	root  string
+	snaps *snapshotCache
+
+	mu       sync.Mutex
+	files    []replay.LogFile // GUARDED_BY(mu); recognised log files, sorted by key
+	complete bool             // GUARDED_BY(mu); files holds the whole log, not only its tail
+	latest   int64            // GUARDED_BY(mu)
+	hint     HintState        // GUARDED_BY(mu)
+}
+
+// Options tune a Table.
+type Options struct {
+	// SnapshotCacheBytes bounds the memory of cached snapshots.
+	SnapshotCacheBytes int64
+}
+
+// Open finds the latest version of the table at st, reading as little of
+// the log as the cost model allows. It does not build a snapshot.
+func Open(ctx context.Context, st Store, opts Options) (*Table, error) {
+	t := &Table{st: st, root: st.Location(), snaps: newSnapshotCache(opts.SnapshotCacheBytes)}
+	if err := t.open(ctx); err != nil {
+		return nil, fmt.Errorf("open %s: %w", st.Location(), err)
+	}
+	return t, nil
+}
+
+func (t *Table) open(ctx context.Context) error {
+	hintVersion, hint, err := readLastCheckpoint(ctx, t.st)
+	if err != nil {
+		return err
+	}
+	var files []replay.LogFile
+	if hint == HintValid {
+		files, err = listFrom(ctx, t.st, startKey(hintVersion))
+		if err != nil {
+			return err
+		}
+		switch c := newestCheckpoint(files, maxVersion(files)); {
+		case c < hintVersion:
+			hint = HintCorrupt // it names a checkpoint that is not there
+		case c > hintVersion:
+			hint = HintStale
+		}
+	}
+	complete := false
+	if hint != HintValid && hint != HintStale {
+		files, complete, err = t.locate(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	latest := maxVersion(files)
+	if latest < 0 {
+		return fmt.Errorf("no Delta log: %s holds no commit or checkpoint", replay.LogDir)
+	}
+	t.mu.Lock()
+	t.files, t.complete, t.latest, t.hint = merge(files, nil), complete, latest, hint
+	t.mu.Unlock()
+	return nil
+}
+
+// locate finds the tail and the newest checkpoint by probing, and lists the
+// log from that checkpoint (or from 0 when there is none).
+func (t *Table) locate(ctx context.Context) ([]replay.LogFile, bool, error) {
+	seen, err := findTail(ctx, t.st)
+	if err != nil {
+		return nil, false, err
+	}
+	latest := maxVersion(seen)
+	if latest < 0 {
+		return nil, false, nil
+	}
+	c, err := findCheckpoint(ctx, t.st, seen, latest)
+	if err != nil {
+		return nil, false, err
+	}
+	files, err := listFrom(ctx, t.st, startKey(max(c, 0)))
+	return files, c <= 0, err
+}
+
+// Location is the table root URL.
+func (t *Table) Location() string { return t.root }
+
+// Latest is the newest version known, without I/O.
+func (t *Table) Latest() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.latest
+}
+
+// Hint says what became of _last_checkpoint when the table was opened.
+func (t *Table) Hint() HintState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.hint
+}
+
+// LogFiles returns the whole listing of the log (listing it once if only its
+// tail is known yet).
+func (t *Table) LogFiles(ctx context.Context) ([]replay.LogFile, error) {
+	t.mu.Lock()
+	files, complete := t.files, t.complete
+	t.mu.Unlock()
+	if complete {
+		return files, nil
+	}
+	all, err := listFrom(ctx, t.st, "")
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", replay.LogDir, err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.files, t.complete = merge(t.files, all), true
+	return t.files, nil
+}
+
+// Versions lists the versions that can be rebuilt, ascending.
+func (t *Table) Versions(ctx context.Context) ([]int64, error) {
+	files, err := t.LogFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	latest := t.Latest()
+	var out []int64
+	for _, v := range replay.Rebuildable(files) {
+		if v <= latest {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// Segment names the files that make up version v.
+func (t *Table) Segment(ctx context.Context, v int64) (*replay.LogSegment, error) {
+	t.mu.Lock()
+	files := t.files
+	t.mu.Unlock()
+	seg, err := replay.NewLogSegment(files, v)
+	if err == nil {
+		return seg, nil
+	}
+	// The tail listing may not reach back far enough for an old version.
+	if files, err = t.LogFiles(ctx); err != nil {
+		return nil, err
+	}
+	return replay.NewLogSegment(files, v)
+}
+
+// Snapshot returns the state at version v, building it on first use.
+func (t *Table) Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error) {
+	return t.snaps.getOrBuild(ctx, v, func(ctx context.Context) (*replay.Snapshot, error) {
+		seg, err := t.Segment(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		return replay.Build(ctx, t.st, seg, t.root)
+	})
+}
+
+// Refresh lists the log after the latest known version and moves latest to
+// the newest commit found. It reports whether latest moved.
+func (t *Table) Refresh(ctx context.Context) (bool, error) {
+	before := t.Latest()
+	files, err := listFrom(ctx, t.st, afterKey(before))
+	if err != nil {
+		return false, fmt.Errorf("refresh %s: %w", t.root, err)
+	}
+	newest := maxVersion(files)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.files = merge(t.files, files)
+	if newest > t.latest {
+		t.latest = newest
+		return true, nil
+	}
+	return false, nil
+}
