@@ -29,7 +29,7 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 	}
 	r := newReconciler(root)
 	for i := len(commits) - 1; i >= 0; i-- {
-		if err := r.applyCommit(seg.Commits[i], commits[i]); err != nil {
+		if err := r.applyCommit(commits[i]); err != nil {
 			return nil, fmt.Errorf("replay v%d: commit %d: %w", seg.Version, seg.Commits[i].Version, err)
 		}
 	}
@@ -47,10 +47,10 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 	return snap, nil
 }
 
-// fetchCommits reads commit files concurrently, at most commitFetchers at
-// once, and returns their contents in order.
-func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]byte, error) {
-	out := make([][]byte, len(files))
+// fetchCommits reads and decodes commit files concurrently, at most
+// commitFetchers at once, and returns their actions in order.
+func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.Action, error) {
+	out := make([][]action.Action, len(files))
 	errs := make([]error, len(files))
 	sem := make(chan struct{}, commitFetchers)
 	var wg sync.WaitGroup
@@ -59,7 +59,16 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]byte, e
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i], errs[i] = st.Read(ctx, f.Key)
+			data, err := st.Read(ctx, f.Key)
+			if err == nil {
+				err = action.ParseLines(data, func(a *action.Action) error {
+					out[i] = append(out[i], *a)
+					return nil
+				})
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("commit %d: %w", f.Version, err)
+			}
 		}()
 	}
 	wg.Wait()
@@ -90,10 +99,11 @@ func newReconciler(root string) *reconciler {
 	return &reconciler{root: root, seen: checkpoint.Seen{}, txns: map[string]action.Txn{}, domains: map[string]action.DomainMetadata{}}
 }
 
-func (r *reconciler) applyCommit(f LogFile, data []byte) error {
+func (r *reconciler) applyCommit(actions []action.Action) error {
 	// Actions within one commit do not conflict on a logical file (the
 	// protocol forbids it), so one commit's order does not matter.
-	return action.ParseLines(data, func(a *action.Action) error {
+	for i := range actions {
+		a := &actions[i]
 		switch {
 		case a.Add != nil:
 			file, err := action.FileOf(a.Add, r.root, &r.interner)
@@ -102,7 +112,7 @@ func (r *reconciler) applyCommit(f LogFile, data []byte) error {
 			}
 			key := action.LogicalKey(file.Path, file.DV.UniqueID())
 			if _, ok := r.seen[key]; ok {
-				return nil
+				continue
 			}
 			r.seen[key] = struct{}{}
 			r.files = append(r.files, file)
@@ -120,8 +130,8 @@ func (r *reconciler) applyCommit(f LogFile, data []byte) error {
 		default:
 			r.applyOther(a)
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func (r *reconciler) applyOther(a *action.Action) {

@@ -31,6 +31,7 @@ var commands = map[string]command{
 	"versions": runVersions,
 	"ls":       runLs,
 	"history":  runHistory,
+	"mount":    runMount,
 }
 
 func main() {

@@ -1,0 +1,142 @@
+# deltafs build and test entry points.
+#
+#   make test    everything CI runs (.ci/run calls exactly this)
+#   make demo    build, then run the self-contained demo
+#
+# Layout and intent: see README.md ("Development").
+
+# Recipes use bash for `set -o pipefail` and $(( )) arithmetic.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+GO       ?= go
+PYTHON   ?= python3
+BIN      := bin/deltafs
+VENV     := .venv
+VENV_PY  := $(VENV)/bin/python
+FUZZTIME ?= 10s
+
+# The end-to-end tests (Go and Python) find the binary, the real Delta tables and the
+# venv's interpreter through these variables. Defaults suit a checkout that has the
+# shared test data beside it (../shared/testdata); override any of them on the command
+# line or in the environment.
+DELTAFS_TESTDATA ?= $(CURDIR)/../shared/testdata
+DELTAFS_BIN      ?= $(CURDIR)/$(BIN)
+DELTAFS_PYTHON   ?= $(CURDIR)/$(VENV_PY)
+export DELTAFS_TESTDATA DELTAFS_BIN DELTAFS_PYTHON
+
+# Tables the Python benchmarks run against (paths under DELTAFS_TESTDATA).
+BENCH_TABLES ?= delta-rs/data/simple_table_with_checkpoint \
+                delta-kernel-rs/golden_data/multi-part-checkpoint/delta
+
+# $(call timed,LABEL,COMMAND): run COMMAND, print how long it took, keep its exit code.
+# Gives per-phase timings in `make test` output (and so in CI logs).
+# COMMAND must not contain a comma (make would split it into more arguments).
+timed = start=$$(date +%s); $(2); rc=$$?; \
+	echo "=== $(1): $$(( $$(date +%s) - start ))s (exit $$rc)"; exit $$rc
+
+.PHONY: build test gotest fuzz pytest venv fuse demo bench fmt vet clean distclean
+
+## build: the CLI binary. Needs cmd/deltafs.
+build:
+	$(GO) build -o $(BIN) ./cmd/deltafs
+
+## test: what CI runs. Prerequisites first (FUSE tools, Python venv, binary), then
+## vet, race-enabled unit tests, short fuzz runs and the Python end-to-end tests.
+## Sequential on purpose: the machine has 2 cores and the phases compete for them.
+test: fuse venv build
+	@$(call timed,go vet,$(GO) vet ./...)
+	@$(call timed,go test -race,$(GO) test -race -count=1 ./...)
+	@$(call timed,fuzz,$(MAKE) --no-print-directory fuzz)
+	@$(call timed,pytest,$(MAKE) --no-print-directory pytest)
+
+## gotest: only the Go tests (no fuzzing, no Python).
+gotest:
+	$(GO) test -race -count=1 ./...
+
+## fuzz: run every Fuzz* target in every package for FUZZTIME (default 10s).
+## `go test -fuzz` accepts one package and one target per run, hence the loops.
+## Crashers land in <pkg>/testdata/fuzz/ and become regular test cases afterwards.
+fuzz:
+	@set -eo pipefail; n=0; \
+	for pkg in $$($(GO) list ./...); do \
+	  list=$$($(GO) test -list '^Fuzz' "$$pkg") || { echo "$$list"; exit 1; }; \
+	  for fz in $$(grep '^Fuzz' <<<"$$list" || true); do \
+	    echo "--- fuzz $$pkg $$fz for $(FUZZTIME)"; \
+	    $(GO) test -run '^$$' -fuzz "^$$fz\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
+	    n=$$((n+1)); \
+	  done; \
+	done; \
+	echo "fuzz: $$n target(s) run for $(FUZZTIME) each"
+
+## pytest: Python end-to-end tests in tests/python (uses the venv).
+## Exit code 5 means "no tests collected": accepted only while tests/python has no
+## test files at all, and then announced loudly so nobody mistakes it for a pass.
+pytest: venv
+	@set +e; $(VENV_PY) -m pytest tests/python -q -rs; rc=$$?; \
+	if [ $$rc -eq 5 ]; then \
+	  if find tests/python -name 'test_*.py' -o -name '*_test.py' | grep -q .; then \
+	    echo "pytest: test files exist in tests/python but none was collected" >&2; exit 1; \
+	  fi; \
+	  echo "########################################################"; \
+	  echo "### pytest: NO PYTHON TESTS in tests/python yet (exit 5) ###"; \
+	  echo "########################################################"; \
+	  exit 0; \
+	fi; \
+	exit $$rc
+
+## venv: the Python test/bench environment. The stamp makes it idempotent: pip runs
+## again only when tests/requirements.txt changes (or after `make distclean`).
+venv: $(VENV)/.stamp
+
+$(VENV)/.stamp: tests/requirements.txt
+	@start=$$(date +%s); \
+	[ -x $(VENV_PY) ] || $(PYTHON) -m venv $(VENV) || { \
+	  echo "cannot create $(VENV): on Debian install python3-venv (apt-get install -y python3-venv)" >&2; exit 1; }; \
+	$(VENV_PY) -m pip install -q --disable-pip-version-check --no-input -r tests/requirements.txt && \
+	touch $@ && echo "=== venv: ready in $$(( $$(date +%s) - start ))s"
+
+## fuse: make sure the FUSE userspace tools exist. go-fuse mounts through
+## fusermount3 when not root and to unmount; the Python tests use it as a fallback.
+fuse:
+	@if command -v fusermount3 >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  echo "fuse: installing fuse3"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q fuse3 >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q fuse3 >/dev/null; } || exit 1; \
+	else \
+	  echo "fuse: fusermount3 is missing. Install it as root: apt-get install -y fuse3" >&2; \
+	  exit 1; \
+	fi; \
+	echo "fuse: $$(command -v fusermount3) ($$(fusermount3 -V 2>&1))"; \
+	[ -e /dev/fuse ] || echo "fuse: WARNING /dev/fuse is missing: mount tests will be skipped" >&2
+
+## demo: build, then run the built-in demo (mounts a generated table and tours it).
+demo: build
+	./$(BIN) demo
+
+## bench: Go benchmarks, then the Python reference benchmarks (delta-rs snapshot load)
+## on a few shared tables so deltafs numbers have something to be compared with.
+bench: venv
+	$(GO) test -run XXX -bench . -benchmem ./...
+	@for t in $(BENCH_TABLES); do \
+	  $(VENV_PY) bench/deltars_snapshot.py "$(DELTAFS_TESTDATA)/$$t" --repeat 5 || exit 1; \
+	done
+
+## fmt: format Go sources in place.
+fmt:
+	gofmt -s -w $$($(GO) list -f '{{.Dir}}' ./...)
+
+## vet: static checks.
+vet:
+	$(GO) vet ./...
+
+## clean: build outputs and Go test cache. distclean: also the venv.
+clean:
+	rm -rf bin
+	$(GO) clean -testcache
+
+distclean: clean
+	rm -rf $(VENV)

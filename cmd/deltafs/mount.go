@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"time"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/versions"
+	"github.com/spf13/pflag"
+)
+
+// mountedTable adapts a versions.Table and its store to what fs needs.
+type mountedTable struct {
+	*versions.Table
+	st *blobstore.Store
+}
+
+func (m mountedTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
+	if action.IsExternal(path) {
+		return nil, fmt.Errorf("%s lies outside the table root", path)
+	}
+	return m.st.ReadRange(ctx, path, off, n)
+}
+
+func (m mountedTable) History(ctx context.Context) ([]fs.HistoryEntry, error) {
+	h, err := m.Table.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fs.HistoryEntry, len(h))
+	for i, c := range h {
+		out[i] = fs.HistoryEntry{Version: c.Version, Timestamp: c.Timestamp, Operation: c.Operation, Files: c.Files}
+	}
+	return out, nil
+}
+
+// mountFlags are the flags of `deltafs mount` (and `deltafs demo`).
+type mountFlags struct {
+	allowOther bool
+	refresh    time.Duration
+	cacheMiB   int64
+	debug      bool
+}
+
+func (f *mountFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.allowOther, "allow-other", false, "let other users use the mount (needs user_allow_other in /etc/fuse.conf unless root)")
+	fs.DurationVar(&f.refresh, "refresh", 5*time.Second, "how often latest looks for new commits")
+	fs.Int64Var(&f.cacheMiB, "cache-mb", 256, "memory for cached data blocks, in MiB")
+	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
+}
+
+func runMount(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	flags := pflag.NewFlagSet("mount", pflag.ContinueOnError)
+	var mf mountFlags
+	mf.register(flags)
+	if err := parseFlags(flags, args, "TABLE MOUNTPOINT", 2, stderr); err != nil {
+		return err
+	}
+	return mountAndServe(ctx, flags.Arg(0), flags.Arg(1), mf, stdout, stderr)
+}
+
+// mountAndServe opens the table, mounts it, prints one "ready" line and
+// serves until ctx ends (SIGINT, SIGTERM), then unmounts.
+func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, stdout, stderr io.Writer) error {
+	start := time.Now()
+	st, err := blobstore.Open(ctx, location)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	t, err := versions.Open(ctx, st, versions.Options{})
+	if err != nil {
+		return err
+	}
+	// Build the latest snapshot now: an unsupported feature or a broken log
+	// refuses the mount instead of surfacing later as EIO.
+	snap, err := t.Snapshot(ctx, t.Latest())
+	if err != nil {
+		return err
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return fmt.Errorf("mountpoint %s is not a directory", dir)
+	}
+	srv, err := fs.Mount(ctx, dir, mountedTable{t, st}, fs.Options{
+		AllowOther:      mf.allowOther,
+		RefreshInterval: mf.refresh,
+		CacheBytes:      mf.cacheMiB << 20,
+		Debug:           mf.debug,
+		Logger:          log.New(stderr, "deltafs: ", log.LstdFlags),
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ready: %s mounted at %s: version %d, %d live files, in %v\n",
+		location, dir, snap.Version, len(snap.Files), time.Since(start).Round(time.Millisecond))
+	done := make(chan struct{})
+	go func() {
+		srv.Wait()
+		close(done)
+	}()
+	select {
+	case <-ctx.Done():
+		if err := srv.Unmount(); err != nil {
+			return fmt.Errorf("unmount %s: %w", dir, err)
+		}
+		<-done
+	case <-done: // unmounted from outside (fusermount -u)
+	}
+	fmt.Fprintf(stdout, "unmounted %s\n", dir)
+	return nil
+}

@@ -1,0 +1,179 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// fakeTable is an in-memory Table serving data files from a directory. It
+// counts every call, so tests can assert that metadata operations make no
+// storage request (ReadRange is the only storage call here).
+type fakeTable struct {
+	dir string
+
+	mu        sync.Mutex
+	snaps     map[int64]*replay.Snapshot // GUARDED_BY(mu): every version, known or pending
+	history   []HistoryEntry             // GUARDED_BY(mu)
+	known     int64                      // GUARDED_BY(mu): newest version Refresh has revealed
+	latest    atomic.Int64
+	contents  map[string][]byte // GUARDED_BY(mu): the bytes written for each path
+	readErr   map[string]error  // GUARDED_BY(mu): paths whose reads fail
+	versionsN atomic.Int64
+	snapshotN atomic.Int64
+	historyN  atomic.Int64
+	refreshN  atomic.Int64
+	readN     atomic.Int64
+	readBytes atomic.Int64
+}
+
+// fakeFile describes one data file to create.
+type fakeFile struct {
+	path    string
+	size    int
+	modTime int64
+	records int64
+	part    *replay.Partition
+	dv      *action.DeletionVector
+	missing bool // in the log but not in storage
+}
+
+func newFakeTable(t *testing.T) *fakeTable {
+	return &fakeTable{
+		dir:      t.TempDir(),
+		snaps:    map[int64]*replay.Snapshot{},
+		contents: map[string][]byte{},
+		readErr:  map[string]error{},
+		known:    -1,
+	}
+}
+
+// addVersion records the next version with the given live files (writing
+// their bytes) and, when reveal is set, makes it known at once; otherwise
+// the next Refresh reveals it.
+func (f *fakeTable) addVersion(t *testing.T, op string, files []fakeFile, reveal bool) int64 {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v := int64(len(f.snaps))
+	snap := &replay.Snapshot{Version: v}
+	for _, ff := range files {
+		if _, ok := f.contents[ff.path]; !ok && !ff.missing {
+			data := make([]byte, ff.size)
+			rng := rand.New(rand.NewPCG(uint64(len(ff.path)), uint64(ff.size)))
+			for i := range data {
+				data[i] = byte(rng.Uint32())
+			}
+			full := filepath.Join(f.dir, filepath.FromSlash(ff.path))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f.contents[ff.path] = data
+		}
+		snap.Files = append(snap.Files, replay.File{
+			Path: ff.path, Size: int64(ff.size), ModTime: ff.modTime, NumRecords: ff.records,
+			Partition: ff.part, DV: ff.dv,
+		})
+	}
+	slices.SortFunc(snap.Files, func(a, b replay.File) int { return strings.Compare(a.Path, b.Path) })
+	f.snaps[v] = snap
+	f.history = append(f.history, HistoryEntry{Version: v, Timestamp: 1_700_000_000_000 + v*1000, Operation: op, Files: len(files)})
+	if reveal {
+		f.known = v
+		f.latest.Store(v)
+	}
+	return v
+}
+
+func (f *fakeTable) Latest() int64 { return f.latest.Load() }
+
+func (f *fakeTable) Versions(ctx context.Context) ([]int64, error) {
+	f.versionsN.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var vs []int64
+	for v := int64(0); v <= f.known; v++ {
+		vs = append(vs, v)
+	}
+	return vs, nil
+}
+
+func (f *fakeTable) Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error) {
+	f.snapshotN.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s, ok := f.snaps[v]; ok && v <= f.known {
+		return s, nil
+	}
+	return nil, fmt.Errorf("snapshot v%d: %w", v, iofs.ErrNotExist)
+}
+
+func (f *fakeTable) History(ctx context.Context) ([]HistoryEntry, error) {
+	f.historyN.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.history[:f.known+1]), nil
+}
+
+func (f *fakeTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
+	f.readN.Add(1)
+	f.mu.Lock()
+	err := f.readErr[path]
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(filepath.Join(f.dir, filepath.FromSlash(path)))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer fh.Close()
+	buf := make([]byte, n)
+	got, err := fh.ReadAt(buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	f.readBytes.Add(int64(got))
+	return buf[:got], nil
+}
+
+func (f *fakeTable) Refresh(ctx context.Context) (bool, error) {
+	f.refreshN.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	newest := int64(len(f.snaps)) - 1
+	if newest == f.known {
+		return false, nil
+	}
+	f.known = newest
+	f.latest.Store(newest)
+	return true, nil
+}
+
+func (f *fakeTable) content(path string) []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.contents[path]
+}
+
+func (f *fakeTable) failReads(path string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.readErr[path] = err
+}

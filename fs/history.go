@@ -1,0 +1,124 @@
+package fs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"syscall"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// historyNode is history.jsonl: one JSON object per version, oldest first,
+// {"version","timestamp","operation","files"}. The text is made from
+// Table.History when first needed and again whenever the latest version has
+// moved; Getattr makes it too, so the size it reports is exact. Each open
+// reads the text current at open time, with direct I/O, so a reader never
+// mixes two versions of the file nor is cut short by a stale size.
+type historyNode struct {
+	fusefs.Inode
+	readOnlyFile
+	root *root
+}
+
+var (
+	_ = (fusefs.InodeEmbedder)((*historyNode)(nil))
+	_ = (fusefs.NodeGetattrer)((*historyNode)(nil))
+	_ = (fusefs.NodeOpener)((*historyNode)(nil))
+	_ = (fusefs.NodeReader)((*historyNode)(nil))
+)
+
+// historyHandle holds the text one open reads.
+type historyHandle struct {
+	text  []byte
+	mtime int64 // ms, the newest commit's timestamp
+}
+
+// Getattr reports the size of the current text, with short timeouts.
+func (n *historyNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	text, mtime, errno := n.root.historyText(ctx)
+	if h, ok := fh.(*historyHandle); ok {
+		text, mtime, errno = h.text, h.mtime, 0 // fstat of an open file: what that open reads
+	}
+	if errno != 0 {
+		return errno
+	}
+	t := msTime(mtime)
+	out.SetTimes(&t, &t, &t)
+	out.Mode = syscall.S_IFREG | 0o444
+	out.Ino = inoHistory
+	out.Nlink = 1
+	out.Size = uint64(len(text))
+	out.SetTimeout(n.root.opts.LatestAttrTimeout)
+	return 0
+}
+
+// Open takes the current text for this handle.
+func (n *historyNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	if errno := openReadOnly(flags); errno != 0 {
+		return nil, 0, errno
+	}
+	text, mtime, errno := n.root.historyText(ctx)
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	return &historyHandle{text: text, mtime: mtime}, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// Read serves the handle's text.
+func (n *historyNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h, ok := fh.(*historyHandle)
+	if !ok {
+		return nil, syscall.EBADF
+	}
+	if off < 0 {
+		return nil, syscall.EINVAL
+	}
+	if off >= int64(len(h.text)) {
+		return fuse.ReadResultData(nil), 0
+	}
+	return fuse.ReadResultData(h.text[off:min(off+int64(len(dest)), int64(len(h.text)))]), 0
+}
+
+// historyText returns history.jsonl as of Table.Latest() and the newest
+// commit timestamp in it, remaking the text only when the latest version has
+// moved. The lock is not held while the table works.
+func (r *root) historyText(ctx context.Context) (text []byte, mtime int64, errno syscall.Errno) {
+	at := r.table.Latest()
+	r.histMu.Lock()
+	if r.histText != nil && r.histAt == at {
+		text, mtime = r.histText, r.histTime
+		r.histMu.Unlock()
+		return text, mtime, 0
+	}
+	r.histMu.Unlock()
+
+	entries, err := r.table.History(ctx)
+	if err != nil {
+		if !isCancel(err) {
+			r.logf("history: %v", err)
+		}
+		return nil, 0, toErrno(err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf) // one object per line
+	enc.SetEscapeHTML(false)
+	for _, e := range entries {
+		if err := enc.Encode(e); err != nil {
+			r.logf("history: %v", err)
+			return nil, 0, syscall.EIO
+		}
+		mtime = max(mtime, e.Timestamp)
+	}
+	text = buf.Bytes()
+	if text == nil {
+		text = []byte{}
+	}
+	r.histMu.Lock()
+	if at >= r.histAt {
+		r.histText, r.histAt, r.histTime = text, at, mtime
+	}
+	r.histMu.Unlock()
+	return text, mtime, 0
+}

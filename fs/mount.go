@@ -1,0 +1,105 @@
+package fs
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// Options tune a mount. The zero value of every field means its default.
+type Options struct {
+	// VersionEntryTimeout and VersionAttrTimeout are how long the kernel may
+	// cache names and attributes inside v/<N>, which never change.
+	// Default 1h.
+	VersionEntryTimeout time.Duration
+	VersionAttrTimeout  time.Duration
+	// LatestEntryTimeout and LatestAttrTimeout are how long the kernel may
+	// cache what changes as new commits land: latest, v/, history.jsonl and
+	// failed lookups. Default 1s.
+	LatestEntryTimeout time.Duration
+	LatestAttrTimeout  time.Duration
+	// RefreshInterval is how often the table is asked for new commits.
+	// Default 5s; negative disables the refresher.
+	RefreshInterval time.Duration
+	// BlockSize is the unit of data file reads and of the block cache.
+	// Default 1 MiB.
+	BlockSize int64
+	// CacheBytes is the block cache's budget. Default 256 MiB; negative
+	// disables caching (concurrent reads of a block are still shared).
+	CacheBytes int64
+	// ReadAhead is how many blocks to prefetch past a sequential reader.
+	// Default 2; negative disables read-ahead.
+	ReadAhead int
+	// AllowOther lets users other than the mounting one use the mount.
+	AllowOther bool
+	// Debug logs every FUSE request.
+	Debug bool
+	// Logger receives error lines (a file that cannot be read, a failed
+	// refresh). Default log.Default().
+	Logger *log.Logger
+}
+
+// withDefaults fills in the zero fields.
+func (o Options) withDefaults() Options {
+	setDur := func(d *time.Duration, def time.Duration) {
+		if *d == 0 {
+			*d = def
+		}
+	}
+	setDur(&o.VersionEntryTimeout, time.Hour)
+	setDur(&o.VersionAttrTimeout, time.Hour)
+	setDur(&o.LatestEntryTimeout, time.Second)
+	setDur(&o.LatestAttrTimeout, time.Second)
+	setDur(&o.RefreshInterval, 5*time.Second)
+	if o.BlockSize <= 0 {
+		o.BlockSize = 1 << 20
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = 256 << 20
+	}
+	if o.ReadAhead == 0 {
+		o.ReadAhead = 2
+	}
+	if o.Logger == nil {
+		o.Logger = log.Default()
+	}
+	return o
+}
+
+// Mount mounts t read-only at dir and returns the running server. The caller
+// waits on it (Server.Wait) and unmounts it (Server.Unmount). ctx bounds the
+// background work of the mount (the latest refresher, read-ahead): it ends
+// when ctx is cancelled or the server stops, whichever comes first.
+// Cancelling ctx does not unmount.
+func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server, error) {
+	r := newRoot(ctx, t, opts)
+	o := r.opts
+	neg := o.LatestEntryTimeout
+	srv, err := fusefs.Mount(dir, r, &fusefs.Options{
+		MountOptions: fuse.MountOptions{
+			FsName:      "deltafs",
+			Name:        "deltafs",
+			AllowOther:  o.AllowOther,
+			Debug:       o.Debug,
+			DirectMount: true, // mount(2) when we may, fusermount otherwise
+			Options:     []string{"ro"},
+			Logger:      o.Logger,
+		},
+		NegativeTimeout: &neg,
+		Logger:          o.Logger,
+	})
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("mount %s: %w", dir, err)
+	}
+	go func() {
+		srv.Wait()
+		r.Close()
+	}()
+	r.startRefresher()
+	return srv, nil
+}

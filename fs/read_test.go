@@ -1,0 +1,217 @@
+package fs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReadsAreByteExact(t *testing.T) {
+	for _, bs := range []int64{testBlock, 1 << 20} {
+		t.Run(fmt.Sprintf("block=%d", bs), func(t *testing.T) {
+			tbl := standardTable(t)
+			tbl.addVersion(t, "WRITE", []fakeFile{
+				{path: "huge.bin", size: 3*(1<<20) + 777, modTime: mtime1, records: -1},
+			}, true)
+			m := mountFake(t, tbl, Options{BlockSize: bs})
+			for _, p := range []string{"v/1/small.parquet", "v/1/big.bin", "v/1/date=2024-01-02/part-1.parquet", "v/1/empty.parquet", "v/2/huge.bin"} {
+				got, err := os.ReadFile(m.path(p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tbl.content(strings.SplitN(p, "/", 3)[2])
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%s: read %d bytes differing from the %d stored", p, len(got), len(want))
+				}
+			}
+			// Random ranges, including ones that straddle blocks and the end.
+			want := tbl.content("huge.bin")
+			f, err := os.Open(m.path("v/2/huge.bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := 0; i < 200; i++ {
+				off := rng.Int64N(int64(len(want)))
+				n := 1 + rng.IntN(300_000)
+				buf := make([]byte, n)
+				got, err := f.ReadAt(buf, off)
+				if err != nil && !(errors.Is(err, io.EOF) && off+int64(n) > int64(len(want))) {
+					t.Fatalf("ReadAt(%d, %d): %v", off, n, err)
+				}
+				end := min(off+int64(n), int64(len(want)))
+				if !bytes.Equal(buf[:got], want[off:end]) {
+					t.Fatalf("ReadAt(%d, %d): wrong bytes", off, n)
+				}
+			}
+		})
+	}
+}
+
+func TestParallelReaders(t *testing.T) {
+	tbl := standardTable(t)
+	m := mountFake(t, tbl, Options{})
+	want := tbl.content("big.bin")
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			f, err := os.Open(m.path("v/1/big.bin"))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer f.Close()
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			for i := 0; i < 100; i++ {
+				off := rng.Int64N(int64(len(want)))
+				buf := make([]byte, 1+rng.IntN(2*testBlock))
+				n, err := f.ReadAt(buf, off)
+				if err != nil && !errors.Is(err, io.EOF) {
+					errs <- err
+					return
+				}
+				if !bytes.Equal(buf[:n], want[off:off+int64(n)]) {
+					errs <- fmt.Errorf("reader %d: wrong bytes at %d", g, off)
+					return
+				}
+			}
+			// And one sequential pass, which exercises read-ahead.
+			all, err := io.ReadAll(io.NewSectionReader(f, 0, int64(len(want))))
+			if err == nil && !bytes.Equal(all, want) {
+				err = fmt.Errorf("reader %d: sequential pass differs", g)
+			}
+			if err != nil {
+				errs <- err
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// Each block was read from storage about once, however many readers.
+	blocks := int64(len(want)+testBlock-1) / testBlock
+	if n := tbl.readN.Load(); n > 2*blocks {
+		t.Errorf("%d storage reads for a file of %d blocks", n, blocks)
+	}
+}
+
+func TestDeletionVectorFileIsRefused(t *testing.T) {
+	m := mountFake(t, standardTable(t), Options{})
+	p := m.path("v/1/dv.parquet")
+	fi, err := os.Stat(p)
+	if err != nil || fi.Size() != 500 {
+		t.Fatalf("stat of a DV file = %v, %v", fi, err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := os.ReadFile(p); !errors.Is(err, syscall.EIO) {
+			t.Fatalf("read of a DV file: err = %v, want EIO", err)
+		}
+	}
+	logs := m.logs.String()
+	if !strings.Contains(logs, "dv.parquet") || !strings.Contains(logs, "deletion vectors not yet supported") {
+		t.Errorf("log does not name the DV file: %q", logs)
+	}
+	if n := strings.Count(logs, "deletion vectors not yet supported"); n != 1 {
+		t.Errorf("DV refusal logged %d times, want 1", n)
+	}
+	if n := m.table.readN.Load(); n != 0 {
+		t.Errorf("%d storage reads for a refused file", n)
+	}
+}
+
+func TestStorageErrorIsEIO(t *testing.T) {
+	tbl := standardTable(t)
+	tbl.failReads("small.parquet", errors.New("injected: connection reset"))
+	m := mountFake(t, tbl, Options{})
+	for _, name := range []string{"missing.parquet", "small.parquet"} {
+		if _, err := os.ReadFile(m.path("v/1/" + name)); !errors.Is(err, syscall.EIO) {
+			t.Errorf("read %s: err = %v, want EIO", name, err)
+		}
+		if logs := m.logs.String(); !strings.Contains(logs, `object "`+name+`"`) {
+			t.Errorf("log does not name object %s: %q", name, logs)
+		}
+	}
+	// The mount still serves good files afterwards.
+	if got, err := os.ReadFile(m.path("v/1/big.bin")); err != nil || !bytes.Equal(got, tbl.content("big.bin")) {
+		t.Errorf("good file after errors: %v", err)
+	}
+}
+
+// A sequential reader's next blocks are fetched before it asks for them;
+// a random reader's are not.
+func TestReadAheadPrefetchesSequentialReads(t *testing.T) {
+	tbl := standardTable(t)
+	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, Logger: log.New(io.Discard, "", 0)})
+	defer r.Close()
+	f := newFileNode(r, 1, tbl.snaps[1].Find("big.bin"))
+	h := &fileHandle{}
+	buf := make([]byte, testBlock)
+	for off := int64(0); off < 2*testBlock; off += testBlock {
+		if _, errno := f.Read(context.Background(), h, buf, off); errno != 0 {
+			t.Fatal(errno)
+		}
+	}
+	waitUntil(t, 5*time.Second, "read-ahead of blocks 2 and 3", func() bool {
+		_, ok2 := r.blocks.Get(blockKey("big.bin", 2))
+		_, ok3 := r.blocks.Get(blockKey("big.bin", 3))
+		return ok2 && ok3
+	})
+	before := tbl.readN.Load()
+	res, errno := f.Read(context.Background(), h, buf, 2*testBlock)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	got, _ := res.Bytes(nil)
+	if !bytes.Equal(got, tbl.content("big.bin")[2*testBlock:3*testBlock]) {
+		t.Fatal("prefetched block has wrong bytes")
+	}
+	if tbl.readN.Load() != before {
+		t.Error("read of a prefetched block went to storage")
+	}
+
+	// A reader that jumps around gets no read-ahead.
+	h2 := &fileHandle{}
+	for _, off := range []int64{4 * testBlock, 1000, 3*testBlock + 7} {
+		if from, to := h2.advance(off, off+100, testBlock, 2); from < to && off != 1000 {
+			t.Errorf("random read at %d scheduled read-ahead [%d, %d)", off, from, to)
+		}
+	}
+}
+
+func TestHandleAdvance(t *testing.T) {
+	const bs = 100
+	h := &fileHandle{}
+	type step struct {
+		off, end int64
+		from, to int64
+	}
+	for i, s := range []step{
+		{0, 50, 1, 3},       // a read at the start counts as sequential
+		{50, 100, 0, 0},     // window [1,3) already scheduled
+		{100, 200, 3, 4},    // now in block 1: window [2,4), 2 done
+		{200, 300, 4, 5},    // block 2
+		{900, 950, 0, 0},    // jump: no read-ahead
+		{950, 1000, 10, 12}, // sequential again from block 9
+	} {
+		from, to := h.advance(s.off, s.end, bs, 2)
+		if from != s.from || to != s.to {
+			t.Errorf("step %d: advance(%d, %d) = [%d, %d), want [%d, %d)", i, s.off, s.end, from, to, s.from, s.to)
+		}
+	}
+}

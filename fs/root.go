@@ -1,0 +1,157 @@
+package fs
+
+import (
+	"context"
+	"log"
+	"sync"
+	"syscall"
+	"time"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/deltafs/deltafs/cache"
+)
+
+// root is the mount's root directory and the owner of everything the nodes
+// share: the table, the options, the logger, the block cache and the
+// mount's background context. Nodes reach it through a pointer; there are no
+// package globals.
+type root struct {
+	fusefs.Inode
+	readOnlyDir
+
+	table  Table
+	opts   Options
+	log    *log.Logger
+	blocks *cache.Cache[string, []byte] // data file blocks, keyed by blockKey
+
+	ctx    context.Context // background work: refresher, read-ahead
+	cancel context.CancelFunc
+
+	prefetch chan struct{} // semaphore bounding read-ahead loads in flight
+	mounted  time.Time     // mtime of the root, v/ and latest
+
+	latest   *latestNode
+	versions *versionsNode
+	history  *historyNode
+
+	closeOnce sync.Once
+	refresher sync.WaitGroup
+
+	histMu   sync.Mutex
+	histText []byte // GUARDED_BY(histMu): history.jsonl as of histAt
+	histTime int64  // GUARDED_BY(histMu): newest timestamp in histText, ms
+	histAt   int64  // GUARDED_BY(histMu): Table.Latest() when histText was made; -1 none
+}
+
+var (
+	_ = (fusefs.InodeEmbedder)((*root)(nil))
+	_ = (fusefs.NodeOnAdder)((*root)(nil))
+	_ = (fusefs.NodeLookuper)((*root)(nil))
+	_ = (fusefs.NodeReaddirer)((*root)(nil))
+	_ = (fusefs.NodeGetattrer)((*root)(nil))
+)
+
+// Names of the root entries.
+const (
+	nameLatest   = "latest"
+	nameVersions = "v"
+	nameHistory  = "history.jsonl"
+)
+
+// newRoot returns the root node for t, ready for go-fuse's fs.Mount; Mount
+// is the usual way in. ctx bounds the background work; Close stops it.
+func newRoot(ctx context.Context, t Table, opts Options) *root {
+	o := opts.withDefaults()
+	r := &root{
+		table:    t,
+		opts:     o,
+		log:      o.Logger,
+		blocks:   cache.New[string, []byte](o.CacheBytes, func(b []byte) int64 { return int64(len(b)) }),
+		prefetch: make(chan struct{}, 4),
+		histAt:   -1,
+		mounted:  time.Now(),
+	}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.latest = &latestNode{root: r}
+	r.versions = &versionsNode{root: r}
+	r.history = &historyNode{root: r}
+	return r
+}
+
+// Close stops the background work and frees the block cache. The mount
+// calls it when the server stops.
+func (r *root) Close() {
+	r.closeOnce.Do(func() {
+		r.cancel()
+		r.refresher.Wait()
+		r.blocks.Close()
+	})
+}
+
+// OnAdd builds the fixed children once the root is part of a mount.
+func (r *root) OnAdd(ctx context.Context) {
+	r.AddChild(nameLatest, r.NewPersistentInode(ctx, r.latest,
+		fusefs.StableAttr{Mode: syscall.S_IFLNK, Ino: inoLatest}), false)
+	r.AddChild(nameVersions, r.NewPersistentInode(ctx, r.versions,
+		fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: inoVersions}), false)
+	r.AddChild(nameHistory, r.NewPersistentInode(ctx, r.history,
+		fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: inoHistory}), false)
+}
+
+// Getattr reports the root directory.
+func (r *root) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	out.Mode = syscall.S_IFDIR | 0o555
+	out.Ino = inoRoot
+	out.Nlink = 3
+	out.SetTimes(&r.mounted, &r.mounted, &r.mounted)
+	out.SetTimeout(r.opts.LatestAttrTimeout)
+	return 0
+}
+
+// Lookup finds one of the fixed children, with its attributes and the short
+// timeouts of things that change as the table moves.
+func (r *root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
+	ch := r.GetChild(name)
+	if ch == nil {
+		return nil, syscall.ENOENT
+	}
+	var a fuse.AttrOut
+	if errno := ch.Operations().(fusefs.NodeGetattrer).Getattr(ctx, nil, &a); errno != 0 {
+		return nil, errno
+	}
+	out.Attr = a.Attr
+	out.SetEntryTimeout(r.opts.LatestEntryTimeout)
+	out.SetAttrTimeout(r.opts.LatestAttrTimeout)
+	return ch, 0
+}
+
+// Readdir lists the fixed children.
+func (r *root) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
+	return fusefs.NewListDirStream([]fuse.DirEntry{
+		{Name: nameHistory, Mode: syscall.S_IFREG, Ino: inoHistory},
+		{Name: nameLatest, Mode: syscall.S_IFLNK, Ino: inoLatest},
+		{Name: nameVersions, Mode: syscall.S_IFDIR, Ino: inoVersions},
+	}), 0
+}
+
+// startRefresher runs the latest refresher until Close, if enabled.
+func (r *root) startRefresher() {
+	if r.opts.RefreshInterval < 0 {
+		return
+	}
+	r.refresher.Add(1)
+	go func() {
+		defer r.refresher.Done()
+		r.latest.refreshLoop(r.ctx, r.opts.RefreshInterval)
+	}()
+}
+
+// logf writes one error line.
+func (r *root) logf(format string, args ...any) {
+	r.log.Printf("deltafs: "+format, args...)
+}
+
+// msTime converts milliseconds since the epoch to a time.
+func msTime(ms int64) time.Time { return time.UnixMilli(ms) }

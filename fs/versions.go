@@ -1,0 +1,179 @@
+package fs
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"syscall"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// versionsNode is v/: one directory per version the table can rebuild. Its
+// listing grows as commits land, so it carries short timeouts; the version
+// directories in it carry long ones.
+type versionsNode struct {
+	fusefs.Inode
+	readOnlyDir
+	root *root
+}
+
+var (
+	_ = (fusefs.InodeEmbedder)((*versionsNode)(nil))
+	_ = (fusefs.NodeLookuper)((*versionsNode)(nil))
+	_ = (fusefs.NodeReaddirer)((*versionsNode)(nil))
+	_ = (fusefs.NodeGetattrer)((*versionsNode)(nil))
+	_ = (fusefs.NodeOpendirHandler)((*versionsNode)(nil))
+
+	_ = (fusefs.FileReaddirenter)((*versionsHandle)(nil))
+	_ = (fusefs.FileSeekdirer)((*versionsHandle)(nil))
+	_ = (fusefs.FileLookuper)((*versionsHandle)(nil))
+)
+
+// Getattr reports v/.
+func (n *versionsNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	out.Mode = syscall.S_IFDIR | 0o555
+	out.Ino = inoVersions
+	out.Nlink = 2
+	t := &n.root.mounted
+	out.SetTimes(t, t, t)
+	out.SetTimeout(n.root.opts.LatestAttrTimeout)
+	return 0
+}
+
+// Readdir lists the rebuildable versions, oldest first.
+func (n *versionsNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
+	entries, errno := n.entries(ctx)
+	if errno != 0 {
+		return nil, errno
+	}
+	return fusefs.NewListDirStream(entries), 0
+}
+
+func (n *versionsNode) entries(ctx context.Context) ([]fuse.DirEntry, syscall.Errno) {
+	vs, err := n.root.table.Versions(ctx)
+	if err != nil {
+		if !isCancel(err) {
+			n.root.logf("list versions: %v", err)
+		}
+		return nil, toErrno(err)
+	}
+	entries := make([]fuse.DirEntry, len(vs))
+	for i, v := range vs {
+		entries[i] = fuse.DirEntry{
+			Name: strconv.FormatInt(v, 10), Mode: syscall.S_IFDIR, Ino: ino(v, kindDir, ""), Off: uint64(i + 1),
+		}
+	}
+	return entries, 0
+}
+
+// OpendirHandle opens v/ for listing with a handle of our own, so that
+// READDIRPLUS does not look up (and so build the snapshot of) every version
+// that `ls v/` merely names.
+func (n *versionsNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	entries, errno := n.entries(ctx)
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	return &versionsHandle{node: n, entries: entries}, 0, 0
+}
+
+// versionsHandle is one open of v/: the versions as of opendir (or the last
+// rewind), and a position in them.
+type versionsHandle struct {
+	node    *versionsNode
+	entries []fuse.DirEntry // entries[i].Off == i+1
+	pos     int             // go-fuse serializes calls on a directory handle
+}
+
+// Readdirent returns the next version, or nil at the end.
+func (h *versionsHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	if h.pos >= len(h.entries) {
+		return nil, 0
+	}
+	e := h.entries[h.pos]
+	h.pos++
+	return &e, 0
+}
+
+// Seekdir moves to an offset a Readdirent returned; 0 rewinds and re-lists.
+func (h *versionsHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
+	if off == 0 {
+		entries, errno := h.node.entries(ctx)
+		if errno != 0 {
+			return errno
+		}
+		h.entries = entries
+	}
+	h.pos = int(min(off, uint64(len(h.entries))))
+	return 0
+}
+
+// Lookup serves READDIRPLUS: a version directory the kernel already knows is
+// returned as is; for the others it declines (the kernel then treats the
+// entry as a plain dirent and looks it up when it is used).
+func (h *versionsHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
+	if ch := h.node.GetChild(name); ch != nil {
+		if d, ok := ch.Operations().(*dirNode); ok {
+			d.fillEntry(out)
+			return ch, 0
+		}
+	}
+	return nil, syscall.ENOENT
+}
+
+// Lookup finds version directory v/<name>. Only canonical decimal names of
+// rebuildable versions exist: "007", "-1", "+1" and "abc" do not. The
+// version's snapshot is built (by the table, which caches it) on the first
+// lookup; later lookups reuse the node while the kernel keeps it.
+func (n *versionsNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
+	v, ok := parseVersion(name)
+	if !ok {
+		return nil, syscall.ENOENT
+	}
+	if ch := n.GetChild(name); ch != nil {
+		if d, ok := ch.Operations().(*dirNode); ok {
+			d.fillEntry(out)
+			return ch, 0
+		}
+	}
+	vs, err := n.root.table.Versions(ctx)
+	if err != nil {
+		if !isCancel(err) {
+			n.root.logf("list versions: %v", err)
+		}
+		return nil, toErrno(err)
+	}
+	if _, found := slices.BinarySearch(vs, v); !found {
+		return nil, syscall.ENOENT
+	}
+	snap, err := n.root.table.Snapshot(ctx, v)
+	if err != nil {
+		if !isCancel(err) {
+			n.root.logf("snapshot v%d: %v", v, err)
+		}
+		return nil, toErrno(err)
+	}
+	d := newVersionDir(n.root, snap)
+	d.fillEntry(out)
+	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino}), 0
+}
+
+// parseVersion accepts only the canonical decimal spelling of a version
+// number: digits, no sign, no leading zero unless the number is 0.
+func parseVersion(name string) (int64, bool) {
+	if name == "" || len(name) > 19 || (name[0] == '0' && len(name) > 1) {
+		return 0, false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < '0' || name[i] > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseInt(name, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
+}
