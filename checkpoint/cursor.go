@@ -47,7 +47,7 @@ func (c *cursor) find(i int) int {
 
 func (c *cursor) str(i int) (string, bool) {
 	if v := c.at(i); v >= 0 {
-		return string(c.l.str(v)), true
+		return c.l.str(v), true
 	}
 	return "", false
 }
@@ -107,7 +107,7 @@ func (c *repCursor) strings(i int) []string {
 	var out []string
 	for j := start; j < end; j++ {
 		if c.l.present(j) {
-			out = append(out, string(c.l.str(v)))
+			out = append(out, c.l.str(v))
 			v++
 		}
 	}

@@ -7,10 +7,13 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
+
+	"github.com/deltafs/deltafs/replay/action"
 )
 
 // leaf is one leaf column of one row group, fully decoded: its levels and
-// its non-null values in order. Values are copied out of the page buffers.
+// its non-null values in order, copied out of the pages so that parquet-go
+// may recycle them.
 type leaf struct {
 	maxDef, maxRep byte
 	n              int    // level entries (rows, for a non-repeated column)
@@ -18,8 +21,18 @@ type leaf struct {
 
 	ints  []int64
 	bools []bool
-	bytes []byte
-	offs  []uint32 // offs[i]:offs[i+1] is the i-th byte-array value
+	strs  []string
+
+	// numRecords makes a byte-array column of stats JSON decode into ints
+	// (each value's numRecords) instead of strings.
+	numRecords bool
+	// dict caches the strings of the dictionary last seen, so that a
+	// dictionary-encoded column allocates one string per distinct value.
+	dict     parquet.Dictionary
+	dictStrs []string
+	// recent is the last plain value, reused when the next one is equal
+	// (partition values repeat row after row).
+	recent string
 }
 
 // present reports whether entry i holds a value.
@@ -27,19 +40,37 @@ func (l *leaf) present(i int) bool {
 	return l.defs == nil || l.defs[i] == l.maxDef
 }
 
-// str returns the i-th non-null byte-array value, aliasing the leaf.
-func (l *leaf) str(v int) []byte { return l.bytes[l.offs[v]:l.offs[v+1]] }
+// str returns the i-th non-null byte-array value.
+func (l *leaf) str(v int) string { return l.strs[v] }
+
+// count is the number of non-null values.
+func (l *leaf) count() int { return len(l.ints) + len(l.bools) + len(l.strs) }
 
 // hasValues reports whether the column holds at least one value.
-func (l *leaf) hasValues() bool {
-	return l != nil && (len(l.ints) > 0 || len(l.bools) > 0 || len(l.offs) > 1)
-}
+func (l *leaf) hasValues() bool { return l != nil && l.count() > 0 }
 
 // readLeaf decodes column chunk idx of a row group.
-func readLeaf(rg parquet.RowGroup, col *parquet.Column) (*leaf, error) {
-	l := &leaf{maxDef: byte(col.MaxDefinitionLevel()), maxRep: byte(col.MaxRepetitionLevel()), offs: []uint32{0}}
+func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool) (*leaf, error) {
+	l := &leaf{maxDef: byte(col.MaxDefinitionLevel()), maxRep: byte(col.MaxRepetitionLevel()), numRecords: numRecords}
 	kind := col.Type().Kind()
-	pages := rg.ColumnChunks()[col.Index()].Pages()
+	chunk := rg.ColumnChunks()[col.Index()]
+	// Size the arrays once: growing them by appending cost more than
+	// decoding on a million-row checkpoint.
+	if n := int(chunk.NumValues()); n > 0 {
+		if l.maxDef > 0 {
+			l.defs = make([]byte, 0, n)
+		}
+		if l.maxRep > 0 {
+			l.reps = make([]byte, 0, n)
+		}
+		switch {
+		case kind == parquet.ByteArray && !numRecords:
+			l.strs = make([]string, 0, n)
+		case kind == parquet.Int32, kind == parquet.Int64, numRecords:
+			l.ints = make([]int64, 0, n)
+		}
+	}
+	pages := chunk.Pages()
 	defer pages.Close()
 	for {
 		page, err := pages.ReadPage()
@@ -52,9 +83,6 @@ func readLeaf(rg parquet.RowGroup, col *parquet.Column) (*leaf, error) {
 		if err := l.addPage(page, kind); err != nil {
 			return nil, fmt.Errorf("column %v: %w", col.Path(), err)
 		}
-	}
-	if len(l.bytes) > 1<<31 {
-		return nil, fmt.Errorf("column %v: over 2 GiB of values in one row group", col.Path())
 	}
 	if l.defs != nil && len(l.defs) != l.n || l.reps != nil && len(l.reps) != l.n {
 		return nil, fmt.Errorf("column %v: levels do not match the values", col.Path())
@@ -88,21 +116,23 @@ func (l *leaf) addPage(page parquet.Page, kind parquet.Kind) error {
 	if indexed {
 		dict = page.Dictionary().Page().Data()
 	}
+	if indexed && kind == parquet.ByteArray {
+		return l.addDictStrings(l.dictionary(page.Dictionary()), data.Int32())
+	}
 	switch kind {
 	case parquet.ByteArray:
-		if indexed {
-			dv, doffs := dict.ByteArray()
-			for _, i := range data.Int32() {
-				if int(i)+1 >= len(doffs) || i < 0 {
-					return fmt.Errorf("dictionary index %d out of range", i)
-				}
-				l.appendBytes(dv[doffs[i]:doffs[i+1]])
-			}
-			return nil
-		}
 		v, offs := data.ByteArray()
 		for i := 0; i+1 < len(offs); i++ {
-			l.appendBytes(v[offs[i]:offs[i+1]])
+			b := v[offs[i]:offs[i+1]]
+			switch {
+			case l.numRecords:
+				l.ints = append(l.ints, action.NumRecords(b))
+			case string(b) == l.recent:
+				l.strs = append(l.strs, l.recent)
+			default:
+				l.recent = string(b)
+				l.strs = append(l.strs, l.recent)
+			}
 		}
 	case parquet.Int64:
 		if indexed {
@@ -137,9 +167,33 @@ func (l *leaf) addPage(page parquet.Page, kind parquet.Kind) error {
 	return nil
 }
 
-func (l *leaf) appendBytes(b []byte) {
-	l.bytes = append(l.bytes, b...)
-	l.offs = append(l.offs, uint32(len(l.bytes)))
+func (l *leaf) addDictStrings(strs []string, indexes []int32) error {
+	for _, i := range indexes {
+		if int(i) >= len(strs) || i < 0 {
+			return fmt.Errorf("dictionary index %d out of range", i)
+		}
+		if l.numRecords {
+			l.ints = append(l.ints, action.NumRecords([]byte(strs[i])))
+		} else {
+			l.strs = append(l.strs, strs[i])
+		}
+	}
+	return nil
+}
+
+// dictionary returns the strings of a byte-array dictionary, converting
+// them once per dictionary.
+func (l *leaf) dictionary(d parquet.Dictionary) []string {
+	if d == l.dict {
+		return l.dictStrs
+	}
+	values := d.Page().Data()
+	data, offs := values.ByteArray()
+	l.dict, l.dictStrs = d, make([]string, 0, max(len(offs)-1, 0))
+	for i := 0; i+1 < len(offs); i++ {
+		l.dictStrs = append(l.dictStrs, string(data[offs[i]:offs[i+1]]))
+	}
+	return l.dictStrs
 }
 
 // addBooleans reads a boolean page value by value: booleans are rare here.

@@ -115,10 +115,10 @@ func stringMap(keys, vals *repCursor, i int) map[string]string {
 		if !keys.l.present(j) {
 			continue
 		}
-		k := string(keys.l.str(kv))
+		k := keys.l.str(kv)
 		kv++
 		if vals.l.present(j) {
-			m[k] = string(vals.l.str(vv))
+			m[k] = vals.l.str(vv)
 			vv++
 		} else {
 			m[k] = ""

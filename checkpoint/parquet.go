@@ -10,18 +10,16 @@ import (
 )
 
 // ReadParquet reads one Parquet checkpoint file (classic, a part of a
-// multi-part checkpoint, a v2 checkpoint or a sidecar). root is the table
-// root URL, for absolute add paths; seen lists logical files newer commits
-// decided.
-func ReadParquet(ctx context.Context, st Storage, p Part, root string, seen Seen) (*Result, error) {
-	res, err := readParquet(ctx, st, p, root, seen)
+// multi-part checkpoint, a v2 checkpoint or a sidecar).
+func ReadParquet(ctx context.Context, st Storage, p Part, opts Options) (*Result, error) {
+	res, err := readParquet(ctx, st, p, opts)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", p.Key, err)
 	}
 	return res, nil
 }
 
-func readParquet(ctx context.Context, st Storage, p Part, root string, seen Seen) (*Result, error) {
+func readParquet(ctx context.Context, st Storage, p Part, opts Options) (*Result, error) {
 	if p.Size < 12 {
 		return nil, fmt.Errorf("%d bytes is too small for a Parquet file", p.Size)
 	}
@@ -40,13 +38,13 @@ func readParquet(ctx context.Context, st Storage, p Part, root string, seen Seen
 	if err != nil {
 		return nil, err
 	}
-	cols := resolve(f.Root())
+	cols := resolve(f.Root(), opts.Stats)
 	if !whole {
 		if err := sf.fetch(chunkRanges(f, cols)); err != nil {
 			return nil, err
 		}
 	}
-	return decodeRowGroups(ctx, f, cols, root, seen)
+	return decodeRowGroups(ctx, f, cols, opts)
 }
 
 // chunkRanges lists the byte ranges of the needed column chunks, merged.
@@ -66,7 +64,7 @@ func chunkRanges(f *parquet.File, cols *columns) [][2]int64 {
 }
 
 // decodeRowGroups decodes the row groups in parallel and joins them in order.
-func decodeRowGroups(ctx context.Context, f *parquet.File, cols *columns, root string, seen Seen) (*Result, error) {
+func decodeRowGroups(ctx context.Context, f *parquet.File, cols *columns, opts Options) (*Result, error) {
 	groups := f.RowGroups()
 	results := make([]*Result, len(groups))
 	errs := make([]error, len(groups))
@@ -81,7 +79,7 @@ func decodeRowGroups(ctx context.Context, f *parquet.File, cols *columns, root s
 					errs[i] = ctx.Err()
 					continue
 				}
-				results[i], errs[i] = decodeRowGroup(groups[i], cols, root, seen)
+				results[i], errs[i] = decodeRowGroup(groups[i], cols, opts)
 			}
 		}()
 	}
@@ -94,10 +92,6 @@ func decodeRowGroups(ctx context.Context, f *parquet.File, cols *columns, root s
 	for i, r := range results {
 		if errs[i] != nil {
 			return nil, fmt.Errorf("row group %d: %w", i, errs[i])
-		}
-		if out.Files == nil {
-			out.Files = r.Files
-			r.Files = nil
 		}
 		out.append(r)
 	}

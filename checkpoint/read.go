@@ -36,13 +36,13 @@ const SidecarDir = "_delta_log/_sidecars/"
 
 // Read reads a whole checkpoint: all its parts in parallel, then the
 // sidecars a v2 checkpoint points to, also in parallel.
-func Read(ctx context.Context, st Storage, cp Checkpoint, root string, seen Seen) (*Result, error) {
+func Read(ctx context.Context, st Storage, cp Checkpoint, opts Options) (*Result, error) {
 	var res *Result
 	var err error
 	if cp.Kind == V2JSON {
-		res, err = readJSON(ctx, st, cp.Parts[0], root, seen)
+		res, err = readJSON(ctx, st, cp.Parts[0], opts)
 	} else {
-		res, err = readAll(ctx, st, cp.Parts, root, seen)
+		res, err = readAll(ctx, st, cp.Parts, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -58,18 +58,19 @@ func Read(ctx context.Context, st Storage, cp Checkpoint, root string, seen Seen
 		}
 	}
 	if len(sidecars) > 0 {
-		side, err := readAll(ctx, st, sidecars, root, seen)
+		side, err := readAll(ctx, st, sidecars, opts)
 		if err != nil {
 			return nil, err
 		}
 		res.Files = append(res.Files, side.Files...)
+		res.NumRecords = append(res.NumRecords, side.NumRecords...)
 		res.Tombstones += side.Tombstones
 	}
 	return res, nil
 }
 
 // readAll reads Parquet files in parallel and joins them in order.
-func readAll(ctx context.Context, st Storage, parts []Part, root string, seen Seen) (*Result, error) {
+func readAll(ctx context.Context, st Storage, parts []Part, opts Options) (*Result, error) {
 	results := make([]*Result, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
@@ -77,7 +78,7 @@ func readAll(ctx context.Context, st Storage, parts []Part, root string, seen Se
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = ReadParquet(ctx, st, p, root, seen)
+			results[i], errs[i] = ReadParquet(ctx, st, p, opts)
 		}()
 	}
 	wg.Wait()
@@ -92,24 +93,27 @@ func readAll(ctx context.Context, st Storage, parts []Part, root string, seen Se
 }
 
 // readJSON reads a v2 checkpoint written as newline-delimited JSON.
-func readJSON(ctx context.Context, st Storage, p Part, root string, seen Seen) (*Result, error) {
+func readJSON(ctx context.Context, st Storage, p Part, opts Options) (*Result, error) {
 	data, err := st.Read(ctx, p.Key)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", p.Key, err)
 	}
 	res := &Result{}
+	var files []action.File
+	var records []int64
 	in := &action.Interner{}
 	err = action.ParseLines(data, func(a *action.Action) error {
 		switch {
 		case a.Add != nil:
-			f, err := action.FileOf(a.Add, root, in)
+			f, err := action.FileOf(a.Add, opts.Root, in)
 			if err != nil {
 				return fmt.Errorf("add: %w", err)
 			}
-			if seen.Has(f.Path, f.DV) {
+			if opts.Seen.Has(f.Path, f.DV) {
 				return nil
 			}
-			res.Files = append(res.Files, f)
+			files = append(files, f)
+			records = append(records, action.NumRecords([]byte(a.Add.Stats)))
 		case a.Remove != nil:
 			res.Tombstones++
 		case a.CommitInfo != nil:
@@ -120,6 +124,10 @@ func readJSON(ctx context.Context, st Storage, p Part, root string, seen Seen) (
 	})
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", p.Key, err)
+	}
+	res.Files = append(res.Files, files)
+	if opts.Stats {
+		res.NumRecords = append(res.NumRecords, records)
 	}
 	return res, nil
 }

@@ -18,10 +18,27 @@ func (s Seen) Has(path string, dv *action.DeletionVector) bool {
 	return ok
 }
 
+// Options tell the readers what to read.
+type Options struct {
+	// Root is the table root URL, for absolute add paths.
+	Root string
+	// Seen lists the logical files newer commits decided; their rows are
+	// dropped.
+	Seen Seen
+	// Stats asks for each add's numRecords (Result.NumRecords). It costs
+	// reading the stats column, most of a checkpoint's bytes, so snapshots
+	// ask only when someone wants the numbers.
+	Stats bool
+}
+
 // Result is what a checkpoint holds, in file order.
 type Result struct {
-	// Files are the add rows not in Seen, with decoded paths.
-	Files []action.File
+	// Files are the add rows not in Seen, with decoded paths, in chunks
+	// (one per row group) so that joining results copies nothing.
+	Files [][]action.File
+	// NumRecords holds, chunk by chunk like Files, each file's numRecords
+	// from its stats (-1 when absent); only with Options.Stats.
+	NumRecords [][]int64
 	// Tombstones counts remove rows.
 	Tombstones int
 	// Actions are the other actions: protocol, metaData, txn,
@@ -29,8 +46,18 @@ type Result struct {
 	Actions []action.Action
 }
 
+// NumFiles counts the files of all chunks.
+func (r *Result) NumFiles() int {
+	n := 0
+	for _, c := range r.Files {
+		n += len(c)
+	}
+	return n
+}
+
 func (r *Result) append(o *Result) {
 	r.Files = append(r.Files, o.Files...)
+	r.NumRecords = append(r.NumRecords, o.NumRecords...)
 	r.Tombstones += o.Tombstones
 	r.Actions = append(r.Actions, o.Actions...)
 }
@@ -39,8 +66,7 @@ func (r *Result) append(o *Result) {
 type rowGroup struct {
 	c      *columns
 	leaves map[*parquet.Column]*leaf
-	root   string
-	seen   Seen
+	opts   Options
 	parts  map[string]*action.Partition
 	dv     dvCursors
 	key    []byte
@@ -51,11 +77,11 @@ func (g *rowGroup) cur(col *parquet.Column) *cursor { return newCursor(g.leaves[
 
 func (g *rowGroup) rep(col *parquet.Column) *repCursor { return &repCursor{l: g.leaves[col]} }
 
-func decodeRowGroup(rg parquet.RowGroup, c *columns, root string, seen Seen) (*Result, error) {
-	g := &rowGroup{c: c, leaves: map[*parquet.Column]*leaf{}, root: root, seen: seen, parts: map[string]*action.Partition{}}
+func decodeRowGroup(rg parquet.RowGroup, c *columns, opts Options) (*Result, error) {
+	g := &rowGroup{c: c, leaves: map[*parquet.Column]*leaf{}, opts: opts, parts: map[string]*action.Partition{}}
 	rows := int(rg.NumRows())
 	for _, col := range c.all() {
-		l, err := readLeaf(rg, col)
+		l, err := readLeaf(rg, col, col == c.addStats)
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +95,7 @@ func decodeRowGroup(rg parquet.RowGroup, c *columns, root string, seen Seen) (*R
 		return nil, err
 	}
 	if l := g.leaves[c.removePath]; l.hasValues() {
-		res.Tombstones = len(l.offs) - 1
+		res.Tombstones = l.count()
 	}
 	return res, g.others(rows, res)
 }
@@ -86,7 +112,11 @@ func (g *rowGroup) adds(rows int, res *Result) error {
 	pkey, pval := g.rep(c.addPartKey), g.rep(c.addPartValue)
 	g.dv = dvCursors{g.cur(c.dvType), g.cur(c.dvPath), g.cur(c.dvOffset), g.cur(c.dvSize), g.cur(c.dvCard), g.cur(c.dvMaxRow)}
 	hasDV := g.leaves[c.dvType].hasValues()
-	res.Files = make([]action.File, 0, len(paths.offs)-1)
+	files := make([]action.File, 0, paths.count())
+	var records []int64
+	if g.opts.Stats {
+		records = make([]int64, 0, paths.count())
+	}
 	v := 0
 	for i := 0; i < rows; i++ {
 		if !paths.present(i) {
@@ -98,25 +128,33 @@ func (g *rowGroup) adds(rows int, res *Result) error {
 		if hasDV {
 			dv = g.dv.at(i)
 		}
-		path, err := action.CleanPath(string(raw), g.root)
+		path, err := action.CleanPath(raw, g.opts.Root)
 		if err != nil {
 			return fmt.Errorf("add: %w", err)
 		}
-		if len(g.seen) > 0 && g.seen.Has(path, dv) {
+		if len(g.opts.Seen) > 0 && g.opts.Seen.Has(path, dv) {
 			continue
 		}
-		f := action.File{Path: path, NumRecords: -1, DV: dv}
+		f := action.File{Path: path, DV: dv}
 		f.Size, _ = size.int(i)
 		f.ModTime, _ = mtime.int(i)
-		if n, ok := numRecords.int(i); ok {
-			f.NumRecords = n
-		} else if sv := stats.at(i); sv >= 0 {
-			f.NumRecords = action.NumRecords(stats.l.str(sv))
+		if g.opts.Stats {
+			n := int64(-1)
+			if v, ok := numRecords.int(i); ok {
+				n = v
+			} else if sv := stats.at(i); sv >= 0 {
+				n = stats.l.ints[sv]
+			}
+			records = append(records, n)
 		}
 		if pkey.l != nil {
 			f.Partition = g.partition(pkey, pval, i)
 		}
-		res.Files = append(res.Files, f)
+		files = append(files, f)
+	}
+	res.Files = append(res.Files, files)
+	if g.opts.Stats {
+		res.NumRecords = append(res.NumRecords, records)
 	}
 	return nil
 }
@@ -178,10 +216,10 @@ func (g *rowGroup) partition(keys, vals *repCursor, i int) *action.Partition {
 		if !keys.l.present(j) {
 			continue
 		}
-		pv := action.PartitionValue{Column: string(keys.l.str(k)), Null: true}
+		pv := action.PartitionValue{Column: keys.l.str(k), Null: true}
 		k++
 		if vals.l.present(j) {
-			pv.Value, pv.Null = string(vals.l.str(v)), false
+			pv.Value, pv.Null = vals.l.str(v), false
 			v++
 		}
 		values = append(values, pv)

@@ -27,7 +27,7 @@ type columns struct {
 	cmVersion *parquet.Column
 }
 
-func resolve(root *parquet.Column) *columns {
+func resolve(root *parquet.Column, stats bool) *columns {
 	c := &columns{}
 	add := child(root, "add")
 	c.addPath = leafAt(add, "path")
@@ -35,8 +35,10 @@ func resolve(root *parquet.Column) *columns {
 	c.addModTime = leafAt(add, "modificationTime")
 	// Checkpoints written with writeStatsAsStruct carry numRecords as a
 	// number; reading it spares decoding every stats string.
-	if c.addNumRecords = leafAt(child(add, "stats_parsed"), "numRecords"); c.addNumRecords == nil {
-		c.addStats = leafAt(add, "stats")
+	if stats {
+		if c.addNumRecords = leafAt(child(add, "stats_parsed"), "numRecords"); c.addNumRecords == nil {
+			c.addStats = leafAt(add, "stats")
+		}
 	}
 	c.addPartKey, c.addPartValue = mapLeaves(child(add, "partitionValues"))
 	dv := child(add, "deletionVector")

@@ -48,7 +48,8 @@ type fakeFile struct {
 	records int64
 	part    *replay.Partition
 	dv      *action.DeletionVector
-	missing bool // in the log but not in storage
+	missing bool   // in the log but not in storage
+	data    []byte // the file's bytes; nil: size random bytes
 }
 
 func newFakeTable(t *testing.T) *fakeTable {
@@ -71,11 +72,17 @@ func (f *fakeTable) addVersion(t *testing.T, op string, files []fakeFile, reveal
 	v := int64(len(f.snaps))
 	snap := &replay.Snapshot{Version: v}
 	for _, ff := range files {
+		if ff.data != nil {
+			ff.size = len(ff.data)
+		}
 		if _, ok := f.contents[ff.path]; !ok && !ff.missing {
-			data := make([]byte, ff.size)
-			rng := rand.New(rand.NewPCG(uint64(len(ff.path)), uint64(ff.size)))
-			for i := range data {
-				data[i] = byte(rng.Uint32())
+			data := ff.data
+			if data == nil {
+				data = make([]byte, ff.size)
+				rng := rand.New(rand.NewPCG(uint64(len(ff.path)), uint64(ff.size)))
+				for i := range data {
+					data[i] = byte(rng.Uint32())
+				}
 			}
 			full := filepath.Join(f.dir, filepath.FromSlash(ff.path))
 			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -87,11 +94,19 @@ func (f *fakeTable) addVersion(t *testing.T, op string, files []fakeFile, reveal
 			f.contents[ff.path] = data
 		}
 		snap.Files = append(snap.Files, replay.File{
-			Path: ff.path, Size: int64(ff.size), ModTime: ff.modTime, NumRecords: ff.records,
-			Partition: ff.part, DV: ff.dv,
+			Path: ff.path, Size: int64(ff.size), ModTime: ff.modTime, Partition: ff.part, DV: ff.dv,
 		})
 	}
 	slices.SortFunc(snap.Files, func(a, b replay.File) int { return strings.Compare(a.Path, b.Path) })
+	records := make([]int64, len(snap.Files))
+	for i, sf := range snap.Files {
+		for _, ff := range files {
+			if ff.path == sf.Path {
+				records[i] = ff.records
+			}
+		}
+	}
+	snap.SetNumRecords(records)
 	f.snaps[v] = snap
 	f.history = append(f.history, HistoryEntry{Version: v, Timestamp: 1_700_000_000_000 + v*1000, Operation: op, Files: len(files)})
 	if reveal {

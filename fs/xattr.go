@@ -26,7 +26,7 @@ var xattrNames = []string{
 }
 
 // xattr returns the value of one attribute, or false if the file has none.
-func (n *fileNode) xattr(name string) ([]byte, bool) {
+func (n *fileNode) xattr(ctx context.Context, name string) ([]byte, bool) {
 	f := n.f
 	itoa := func(i int64) []byte { return strconv.AppendInt(nil, i, 10) }
 	switch name {
@@ -39,7 +39,14 @@ func (n *fileNode) xattr(name string) ([]byte, bool) {
 	case xattrPrefix + "modificationTime":
 		return itoa(f.ModTime), true
 	case xattrPrefix + "numRecords":
-		return itoa(f.NumRecords), f.NumRecords >= 0
+		// The only attribute that may read storage: snapshots load
+		// checkpoint stats on first use.
+		snap, err := n.root.table.Snapshot(ctx, n.version)
+		if err != nil {
+			return nil, false
+		}
+		records, ok, err := snap.NumRecordsOf(ctx, f.Path)
+		return itoa(records), ok && err == nil
 	case xattrPrefix + "partitionValues":
 		b, err := json.Marshal(f.Partition.Map()) // map keys marshal sorted
 		return b, err == nil
@@ -57,7 +64,7 @@ func (n *fileNode) xattr(name string) ([]byte, bool) {
 
 // Getxattr returns one attribute; with an empty dest, only its size.
 func (n *fileNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	v, ok := n.xattr(attr)
+	v, ok := n.xattr(ctx, attr)
 	if !ok {
 		return 0, syscall.ENODATA
 	}
@@ -68,7 +75,7 @@ func (n *fileNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint
 func (n *fileNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
 	var list []byte
 	for _, name := range xattrNames {
-		if _, ok := n.xattr(xattrPrefix + name); ok {
+		if _, ok := n.xattr(ctx, xattrPrefix+name); ok {
 			list = append(list, xattrPrefix+name...)
 			list = append(list, 0)
 		}

@@ -33,8 +33,9 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 			return nil, fmt.Errorf("replay v%d: commit %d: %w", seg.Version, seg.Commits[i].Version, err)
 		}
 	}
+	opts := checkpoint.Options{Root: root, Seen: r.seen}
 	if seg.Checkpoint != nil {
-		res, err := checkpoint.Read(ctx, st, *seg.Checkpoint, root, r.seen)
+		res, err := checkpoint.Read(ctx, st, *seg.Checkpoint, opts)
 		if err != nil {
 			return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
 		}
@@ -43,6 +44,22 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 	snap, err := r.snapshot(seg.Version)
 	if err != nil {
 		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
+	}
+	snap.records = r.records
+	if seg.Checkpoint != nil {
+		cp := *seg.Checkpoint
+		opts.Stats = true
+		snap.checkpointRecords = func(ctx context.Context) ([]int64, error) {
+			res, err := checkpoint.Read(ctx, st, cp, opts)
+			if err != nil {
+				return nil, fmt.Errorf("stats of v%d: %w", seg.Version, err)
+			}
+			var out []int64
+			for _, chunk := range res.NumRecords {
+				out = append(out, chunk...)
+			}
+			return out, nil
+		}
 	}
 	return snap, nil
 }
@@ -87,6 +104,7 @@ type reconciler struct {
 	root     string
 	seen     checkpoint.Seen
 	files    []action.File
+	records  []int64 // numRecords of the commit files, aligned with files
 	removes  int
 	protocol *action.Protocol
 	metadata *action.Metadata
@@ -116,6 +134,7 @@ func (r *reconciler) applyCommit(actions []action.Action) error {
 			}
 			r.seen[key] = struct{}{}
 			r.files = append(r.files, file)
+			r.records = append(r.records, action.NumRecords([]byte(a.Add.Stats)))
 		case a.Remove != nil:
 			// A remove whose path cannot be cleaned matches no live file.
 			path, err := action.CleanPath(a.Remove.Path, r.root)
@@ -159,7 +178,11 @@ func (r *reconciler) applyCheckpoint(res *checkpoint.Result) {
 	for i := range res.Actions {
 		r.applyOther(&res.Actions[i])
 	}
-	r.files = append(res.Files, r.files...)
+	files := make([]action.File, 0, res.NumFiles()+len(r.files))
+	for _, chunk := range res.Files {
+		files = append(files, chunk...)
+	}
+	r.files = append(files, r.files...)
 	r.removes += res.Tombstones
 }
 

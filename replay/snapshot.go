@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"sync"
 	"unsafe"
 
@@ -34,11 +35,26 @@ type Snapshot struct {
 
 	indexOnce sync.Once
 	index     map[string]int32
+
+	// records are the commit files' numRecords (the tail of Files);
+	// checkpointRecords reads the checkpoint files' ones (the head).
+	records           []int64
+	checkpointRecords func(context.Context) ([]int64, error)
+	statsMu           sync.Mutex
+	stats             []int64 // GUARDED_BY(statsMu)
 }
 
 // Find returns the live file with the given path, or nil. The first call
 // builds an index.
 func (s *Snapshot) Find(path string) *File {
+	if i := s.indexOf(path); i >= 0 {
+		return &s.Files[i]
+	}
+	return nil
+}
+
+// indexOf returns the index in Files of the live file at path, or -1.
+func (s *Snapshot) indexOf(path string) int {
 	s.indexOnce.Do(func() {
 		s.index = make(map[string]int32, len(s.Files))
 		for i := range s.Files {
@@ -46,9 +62,9 @@ func (s *Snapshot) Find(path string) *File {
 		}
 	})
 	if i, ok := s.index[path]; ok {
-		return &s.Files[i]
+		return int(i)
 	}
-	return nil
+	return -1
 }
 
 // MemoryBytes estimates the memory the snapshot holds, for cache budgets.

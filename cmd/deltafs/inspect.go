@@ -10,7 +10,6 @@ import (
 	"sort"
 
 	"github.com/deltafs/deltafs/blobstore"
-	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/spf13/pflag"
 )
@@ -95,20 +94,29 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files := append([]replay.File(nil), snap.Files...)
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	order := make([]int, len(snap.Files))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return snap.Files[order[i]].Path < snap.Files[order[j]].Path })
+	var records []int64
+	if *asJSON {
+		if records, err = snap.NumRecords(ctx); err != nil {
+			return err
+		}
+	}
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	for i := range files {
-		f := &files[i]
+	for _, i := range order {
+		f := &snap.Files[i]
 		if !*asJSON {
 			fmt.Fprintln(w, f.Path)
 			continue
 		}
 		e := lsEntry{Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: f.Partition.Map(), DeletedRows: f.DeletedRows()}
-		if f.NumRecords >= 0 {
-			e.NumRecords = &f.NumRecords
+		if records[i] >= 0 {
+			e.NumRecords = &records[i]
 		}
 		if err := enc.Encode(e); err != nil {
 			return err

@@ -7,10 +7,9 @@ import "sort"
 type File struct {
 	// Path is the decoded path relative to the table root, '/'-separated,
 	// never absolute and never containing "." or ".." elements.
-	Path       string
-	Size       int64 // bytes, from the add action
-	ModTime    int64 // milliseconds since the epoch, from the add action
-	NumRecords int64 // from the add's stats; -1 when unknown
+	Path    string
+	Size    int64 // bytes, from the add action
+	ModTime int64 // milliseconds since the epoch, from the add action
 	// Partition holds the partition values, shared between files of the
 	// same partition.
 	Partition *Partition
@@ -120,7 +119,7 @@ func FileOf(a *Add, root string, in *Interner) (File, error) {
 	if err != nil {
 		return File{}, err
 	}
-	f := File{Path: path, Size: a.Size, ModTime: a.ModificationTime, NumRecords: NumRecords([]byte(a.Stats)), DV: a.DeletionVector}
+	f := File{Path: path, Size: a.Size, ModTime: a.ModificationTime, DV: a.DeletionVector}
 	if in == nil {
 		in = &Interner{}
 	}

@@ -1,0 +1,186 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/versions"
+	"github.com/parquet-go/parquet-go"
+)
+
+// benchFiles is the number of add actions in the benchmark checkpoint.
+var benchFiles = envInt("DELTAFS_BENCH_FILES", 1_000_000)
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// benchTable returns a generated table whose classic checkpoint holds
+// benchFiles adds with stats and partition values, plus 9 commits. It is
+// generated once into $DELTAFS_BENCH_DIR (default: the OS temp dir) and
+// reused by later runs.
+func benchTable(b *testing.B) (string, *deltagen.BenchInfo) {
+	b.Helper()
+	base := os.Getenv("DELTAFS_BENCH_DIR")
+	if base == "" {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "deltafs-bench-"+strconv.Itoa(benchFiles))
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		info := &deltagen.BenchInfo{LatestVersion: 19, LiveFiles: int64(benchFiles)}
+		return dir, info
+	}
+	os.RemoveAll(dir)
+	info, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: benchFiles})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir, info
+}
+
+// BenchmarkSnapshotBuild opens the generated table and builds its latest
+// snapshot: _last_checkpoint, one listing, the checkpoint and 9 commits.
+// It reports add rows per second and the snapshot's heap bytes per live file
+// beyond the path itself.
+func BenchmarkSnapshotBuild(b *testing.B) {
+	dir, info := benchTable(b)
+	ctx := context.Background()
+	var live, heapPerFile float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		b.StartTimer()
+		st, err := blobstore.Open(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t, err := versions.Open(ctx, st, versions.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		snap, err := t.Snapshot(ctx, t.Latest())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		var pathBytes int
+		for _, f := range snap.Files {
+			pathBytes += len(f.Path)
+		}
+		live = float64(len(snap.Files))
+		heapPerFile = (float64(after.HeapAlloc) - float64(before.HeapAlloc) - float64(pathBytes)) / live
+		if int64(len(snap.Files)) != info.LiveFiles {
+			b.Fatalf("%d live files, want %d", len(snap.Files), info.LiveFiles)
+		}
+		runtime.KeepAlive(snap)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(benchFiles)*float64(b.N)/b.Elapsed().Seconds(), "adds/s")
+	b.ReportMetric(heapPerFile, "B/file")
+	_ = live
+}
+
+// BenchmarkPlainCheckpointScan is the baseline: parquet-go reading the
+// checkpoint columns a snapshot build reads, value by value, doing nothing
+// with them. (A build does not read add.stats: see replay.Snapshot.NumRecords.)
+func BenchmarkPlainCheckpointScan(b *testing.B) {
+	dir, _ := benchTable(b)
+	matches, _ := filepath.Glob(filepath.Join(dir, "_delta_log", "*.checkpoint.parquet"))
+	if len(matches) != 1 {
+		b.Fatalf("want one checkpoint, found %v", matches)
+	}
+	columns := [][]string{
+		{"add", "path"}, {"add", "size"}, {"add", "modificationTime"},
+		{"add", "partitionValues", "key_value", "key"}, {"add", "partitionValues", "key_value", "value"},
+		{"add", "deletionVector", "storageType"}, {"add", "deletionVector", "pathOrInlineDv"},
+		{"add", "deletionVector", "offset"}, {"add", "deletionVector", "sizeInBytes"},
+		{"add", "deletionVector", "cardinality"}, {"add", "deletionVector", "maxRowIndex"},
+		{"remove", "path"},
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		data, err := os.ReadFile(matches[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := parquet.OpenFile(bytesReaderAt(data), int64(len(data)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		values := 0
+		for _, path := range columns {
+			leaf, ok := f.Schema().Lookup(path...)
+			if !ok {
+				b.Fatalf("no column %v", path)
+			}
+			for _, rg := range f.RowGroups() {
+				values += scanColumn(b, rg.ColumnChunks()[leaf.ColumnIndex])
+			}
+		}
+		if values < benchFiles {
+			b.Fatalf("read %d values", values)
+		}
+	}
+	b.ReportMetric(float64(benchFiles)*float64(b.N)/b.Elapsed().Seconds(), "adds/s")
+}
+
+func scanColumn(b *testing.B, cc parquet.ColumnChunk) int {
+	pages := cc.Pages()
+	defer pages.Close()
+	buf := make([]parquet.Value, 4096)
+	n := 0
+	for {
+		p, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			return n
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := p.Values()
+		for {
+			k, err := r.ReadValues(buf)
+			n += k
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+type bytesReaderAt []byte
+
+func (r bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= int64(len(r)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
