@@ -14,6 +14,15 @@ type Commit struct {
 	Version   int64  `json:"version"`
 	Timestamp int64  `json:"timestamp"` // ms since the epoch
 	Operation string `json:"operation"`
+	Files     int    `json:"files"` // live data files at this version
+
+	changes []fileChange // the commit's file actions, for counting
+}
+
+// fileChange is an add or remove of a logical file.
+type fileChange struct {
+	key string
+	add bool
 }
 
 // History describes every rebuildable version, ascending. The timestamp is
@@ -57,7 +66,41 @@ func (t *Table) History(ctx context.Context) ([]Commit, error) {
 			return nil, err
 		}
 	}
+	if err := t.countFiles(ctx, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// countFiles fills in the live file count of every version by applying each
+// commit to the set of live files of the version before; a version that
+// does not follow its predecessor (the first, or one after a gap) starts
+// from its snapshot.
+func (t *Table) countFiles(ctx context.Context, commits []Commit) error {
+	var live map[string]bool
+	for i := range commits {
+		c := &commits[i]
+		if i == 0 || commits[i-1].Version != c.Version-1 || c.changes == nil {
+			snap, err := t.Snapshot(ctx, c.Version)
+			if err != nil {
+				return err
+			}
+			live = make(map[string]bool, len(snap.Files))
+			for _, f := range snap.Files {
+				live[action.LogicalKey(f.Path, f.DV.UniqueID())] = true
+			}
+		} else {
+			for _, ch := range c.changes {
+				if ch.add {
+					live[ch.key] = true
+				} else {
+					delete(live, ch.key)
+				}
+			}
+		}
+		c.Files, c.changes = len(live), nil
+	}
+	return nil
 }
 
 func describeCommit(ctx context.Context, st Store, f replay.LogFile, c *Commit) error {
@@ -65,7 +108,21 @@ func describeCommit(ctx context.Context, st Store, f replay.LogFile, c *Commit) 
 	if err != nil {
 		return err
 	}
+	root := st.Location()
+	c.changes = []fileChange{}
 	err = action.ParseLines(data, func(a *action.Action) error {
+		if a.Add != nil {
+			path, err := action.CleanPath(a.Add.Path, root)
+			if err != nil {
+				return err
+			}
+			c.changes = append(c.changes, fileChange{action.LogicalKey(path, a.Add.DeletionVector.UniqueID()), true})
+		}
+		if a.Remove != nil {
+			if path, err := action.CleanPath(a.Remove.Path, root); err == nil {
+				c.changes = append(c.changes, fileChange{action.LogicalKey(path, a.Remove.DeletionVector.UniqueID()), false})
+			}
+		}
 		if ci := a.CommitInfo; ci != nil {
 			c.Operation = ci.Operation
 			switch {
