@@ -82,19 +82,7 @@ func (g *rowGroup) others(rows int, res *Result) error {
 			res.Actions = append(res.Actions, action.Action{DomainMetadata: dm})
 		}
 	}
-	if present(g.leaves[c.scPath]) {
-		path, size, mtime := g.cur(c.scPath), g.cur(c.scSize), g.cur(c.scModTime)
-		for i := 0; i < rows; i++ {
-			p, ok := path.str(i)
-			if !ok {
-				continue
-			}
-			s := &action.Sidecar{Path: p}
-			s.SizeInBytes, _ = size.int(i)
-			s.ModificationTime, _ = mtime.int(i)
-			res.Actions = append(res.Actions, action.Action{Sidecar: s})
-		}
-	}
+	g.sidecars(rows, res)
 	if present(g.leaves[c.cmVersion]) {
 		ver := g.cur(c.cmVersion)
 		for i := 0; i < rows; i++ {
@@ -104,6 +92,25 @@ func (g *rowGroup) others(rows int, res *Result) error {
 		}
 	}
 	return nil
+}
+
+// sidecars decodes the sidecar rows.
+func (g *rowGroup) sidecars(rows int, res *Result) {
+	c := g.c
+	if !g.leaves[c.scPath].hasValues() {
+		return
+	}
+	path, size, mtime := g.cur(c.scPath), g.cur(c.scSize), g.cur(c.scModTime)
+	for i := 0; i < rows; i++ {
+		p, ok := path.str(i)
+		if !ok {
+			continue
+		}
+		s := &action.Sidecar{Path: p}
+		s.SizeInBytes, _ = size.int(i)
+		s.ModificationTime, _ = mtime.int(i)
+		res.Actions = append(res.Actions, action.Action{Sidecar: s})
+	}
 }
 
 // stringMap reads row i of a map<string,string> column.

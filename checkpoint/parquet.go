@@ -7,19 +7,30 @@ import (
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/deltafs/deltafs/replay/action"
 )
 
-// ReadParquet reads one Parquet checkpoint file (classic, a part of a
-// multi-part checkpoint, a v2 checkpoint or a sidecar).
-func ReadParquet(ctx context.Context, st Storage, p Part, opts Options) (*Result, error) {
-	res, err := readParquet(ctx, st, p, opts)
+// parquetFile is a Parquet checkpoint file (classic, a part of a multi-part
+// checkpoint, a v2 checkpoint or a sidecar) whose needed column chunks are
+// in memory.
+type parquetFile struct {
+	key  string
+	file *parquet.File
+	cols *columns
+}
+
+// fetchParquet reads the footer of a Parquet checkpoint file, then the
+// column chunks that replay needs (with stats: the stats column too).
+func fetchParquet(ctx context.Context, st Storage, p Part, stats bool) (*parquetFile, error) {
+	pf, err := fetchParquetFile(ctx, st, p, stats)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", p.Key, err)
 	}
-	return res, nil
+	return pf, nil
 }
 
-func readParquet(ctx context.Context, st Storage, p Part, opts Options) (*Result, error) {
+func fetchParquetFile(ctx context.Context, st Storage, p Part, stats bool) (*parquetFile, error) {
 	if p.Size < 12 {
 		return nil, fmt.Errorf("%d bytes is too small for a Parquet file", p.Size)
 	}
@@ -38,13 +49,51 @@ func readParquet(ctx context.Context, st Storage, p Part, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	cols := resolve(f.Root(), opts.Stats)
+	cols := resolve(f.Root(), stats)
 	if !whole {
 		if err := sf.fetch(chunkRanges(f, cols)); err != nil {
 			return nil, err
 		}
 	}
-	return decodeRowGroups(ctx, f, cols, opts)
+	return &parquetFile{key: p.Key, file: f, cols: cols}, nil
+}
+
+// sidecars decodes only the sidecar actions of the file (a v2 checkpoint,
+// possibly under a classic name): the other columns are left for decode.
+func (pf *parquetFile) sidecars() ([]action.Sidecar, error) {
+	c := pf.cols
+	if c.scPath == nil {
+		return nil, nil
+	}
+	var out []action.Sidecar
+	for _, rg := range pf.file.RowGroups() {
+		g := &rowGroup{c: c, leaves: map[*parquet.Column]*leaf{}}
+		for _, col := range []*parquet.Column{c.scPath, c.scSize, c.scModTime} {
+			if col == nil {
+				continue
+			}
+			l, err := readLeaf(rg, col, false)
+			if err != nil {
+				return nil, fmt.Errorf("checkpoint %s: %w", pf.key, err)
+			}
+			g.leaves[col] = l
+		}
+		res := &Result{}
+		g.sidecars(int(rg.NumRows()), res)
+		for _, a := range res.Actions {
+			out = append(out, *a.Sidecar)
+		}
+	}
+	return out, nil
+}
+
+// decode decodes the fetched file's rows.
+func (pf *parquetFile) decode(ctx context.Context, opts Options) (*Result, error) {
+	res, err := decodeRowGroups(ctx, pf.file, pf.cols, opts)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", pf.key, err)
+	}
+	return res, nil
 }
 
 // chunkRanges lists the byte ranges of the needed column chunks, merged.

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -34,75 +35,132 @@ type Checkpoint struct {
 // SidecarDir is where v2 checkpoints keep their sidecar files.
 const SidecarDir = "_delta_log/_sidecars/"
 
-// Read reads a whole checkpoint: all its parts in parallel, then the
-// sidecars a v2 checkpoint points to, also in parallel.
+// Read reads and decodes a whole checkpoint.
 func Read(ctx context.Context, st Storage, cp Checkpoint, opts Options) (*Result, error) {
-	var res *Result
-	var err error
-	if cp.Kind == V2JSON {
-		res, err = readJSON(ctx, st, cp.Parts[0], opts)
-	} else {
-		res, err = readAll(ctx, st, cp.Parts, opts)
-	}
+	f, err := Fetch(ctx, st, cp, opts.Stats)
 	if err != nil {
 		return nil, err
 	}
-	var sidecars []Part
-	for _, a := range res.Actions {
-		if a.Sidecar != nil {
-			p, err := sidecarPart(a.Sidecar)
-			if err != nil {
-				return nil, fmt.Errorf("checkpoint %d: %w", cp.Version, err)
-			}
-			sidecars = append(sidecars, p)
+	return f.Decode(ctx, opts)
+}
+
+// Fetched is a checkpoint whose needed bytes are in memory, ready to decode
+// once the caller knows which files newer commits decided (Options.Seen).
+// Fetching first lets a caller read the checkpoint and the commits after it
+// at the same time.
+type Fetched struct {
+	version  int64
+	json     []byte         // a v2 checkpoint in JSON, or nil
+	parquets []*parquetFile // the Parquet parts, then the sidecars
+	stats    bool
+}
+
+// Fetch reads the files of a checkpoint: all its parts in parallel, then the
+// sidecars a v2 checkpoint points to, also in parallel. With stats, the
+// stats column is read too.
+func Fetch(ctx context.Context, st Storage, cp Checkpoint, stats bool) (*Fetched, error) {
+	f := &Fetched{version: cp.Version, stats: stats}
+	var actions []action.Sidecar
+	if cp.Kind == V2JSON {
+		var err error
+		if f.json, err = st.Read(ctx, cp.Parts[0].Key); err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", cp.Parts[0].Key, err)
 		}
-	}
-	if len(sidecars) > 0 {
-		side, err := readAll(ctx, st, sidecars, opts)
+		top, err := decodeJSON(f.json, cp.Parts[0].Key, Options{})
 		if err != nil {
 			return nil, err
 		}
-		res.Files = append(res.Files, side.Files...)
-		res.NumRecords = append(res.NumRecords, side.NumRecords...)
-		res.Tombstones += side.Tombstones
+		for _, a := range top.Actions {
+			if a.Sidecar != nil {
+				actions = append(actions, *a.Sidecar)
+			}
+		}
+	} else {
+		var err error
+		if f.parquets, err = fetchAll(ctx, st, cp.Parts, stats); err != nil {
+			return nil, err
+		}
+		for _, pf := range f.parquets {
+			sc, err := pf.sidecars()
+			if err != nil {
+				return nil, err
+			}
+			actions = append(actions, sc...)
+		}
 	}
+	var sidecars []Part
+	for i := range actions {
+		p, err := sidecarPart(&actions[i])
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %d: %w", cp.Version, err)
+		}
+		sidecars = append(sidecars, p)
+	}
+	side, err := fetchAll(ctx, st, sidecars, stats)
+	if err != nil {
+		return nil, err
+	}
+	f.parquets = append(f.parquets, side...)
+	return f, nil
+}
+
+// Decode decodes the fetched files. opts.Stats is ignored: whether stats
+// are read was decided by Fetch.
+func (f *Fetched) Decode(ctx context.Context, opts Options) (*Result, error) {
+	opts.Stats = f.stats
+	res := &Result{}
+	if f.json != nil {
+		top, err := decodeJSON(f.json, fmt.Sprintf("v%d", f.version), opts)
+		if err != nil {
+			return nil, err
+		}
+		res.append(top)
+	}
+	rest, err := decodeAll(ctx, f.parquets, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.append(rest)
 	return res, nil
 }
 
-// readAll reads Parquet files in parallel and joins them in order.
-func readAll(ctx context.Context, st Storage, parts []Part, opts Options) (*Result, error) {
-	results := make([]*Result, len(parts))
+// fetchAll fetches Parquet files in parallel.
+func fetchAll(ctx context.Context, st Storage, parts []Part, stats bool) ([]*parquetFile, error) {
+	out := make([]*parquetFile, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i, p := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = ReadParquet(ctx, st, p, opts)
+			out[i], errs[i] = fetchParquet(ctx, st, p, stats)
 		}()
 	}
 	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// decodeAll decodes fetched Parquet files in order; their row groups are
+// decoded in parallel.
+func decodeAll(ctx context.Context, files []*parquetFile, opts Options) (*Result, error) {
 	out := &Result{}
-	for i, r := range results {
-		if errs[i] != nil {
-			return nil, errs[i]
+	for _, pf := range files {
+		r, err := pf.decode(ctx, opts)
+		if err != nil {
+			return nil, err
 		}
 		out.append(r)
 	}
 	return out, nil
 }
 
-// readJSON reads a v2 checkpoint written as newline-delimited JSON.
-func readJSON(ctx context.Context, st Storage, p Part, opts Options) (*Result, error) {
-	data, err := st.Read(ctx, p.Key)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %w", p.Key, err)
-	}
+// decodeJSON decodes a v2 checkpoint written as newline-delimited JSON.
+func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 	res := &Result{}
 	var files []action.File
 	var records []int64
 	in := &action.Interner{}
-	err = action.ParseLines(data, func(a *action.Action) error {
+	err := action.ParseLines(data, func(a *action.Action) error {
 		switch {
 		case a.Add != nil:
 			f, err := action.FileOf(a.Add, opts.Root, in)
@@ -123,7 +181,7 @@ func readJSON(ctx context.Context, st Storage, p Part, opts Options) (*Result, e
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %w", p.Key, err)
+		return nil, fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	res.Files = append(res.Files, files)
 	if opts.Stats {

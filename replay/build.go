@@ -23,6 +23,19 @@ const commitFetchers = 16
 func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snapshot, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The checkpoint and the commits are fetched at the same time; the
+	// checkpoint is decoded once the commits say which files they decided.
+	var fetched *checkpoint.Fetched
+	fetchErr := make(chan error, 1)
+	if seg.Checkpoint != nil {
+		go func() {
+			var err error
+			fetched, err = checkpoint.Fetch(ctx, st, *seg.Checkpoint, false)
+			fetchErr <- err
+		}()
+	} else {
+		fetchErr <- nil
+	}
 	commits, err := fetchCommits(ctx, st, seg.Commits)
 	if err != nil {
 		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
@@ -33,9 +46,12 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 			return nil, fmt.Errorf("replay v%d: commit %d: %w", seg.Version, seg.Commits[i].Version, err)
 		}
 	}
+	if err := <-fetchErr; err != nil {
+		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
+	}
 	opts := checkpoint.Options{Root: root, Seen: r.seen}
-	if seg.Checkpoint != nil {
-		res, err := checkpoint.Read(ctx, st, *seg.Checkpoint, opts)
+	if fetched != nil {
+		res, err := fetched.Decode(ctx, opts)
 		if err != nil {
 			return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/parquet-go/parquet-go"
 )
@@ -132,6 +133,13 @@ func checkTable(t *testing.T, path string, it InventoryTable, refused bool, reas
 		if len(snap.Files) != e.Files {
 			t.Errorf("v%d: %d live files, oracle says %d", e.Version, len(snap.Files), e.Files)
 		}
+		// The snapshot above may have been advanced from the version
+		// before; rebuild it from the log too.
+		if fresh, err := versions.Open(ctx, st, versions.Options{}); err != nil {
+			t.Errorf("reopen: %v", err)
+		} else if s2, err := fresh.Snapshot(ctx, e.Version); err != nil || len(s2.Files) != len(snap.Files) {
+			t.Errorf("v%d rebuilt from the log: %v files, err %v; advanced: %d", e.Version, lenFiles(s2), err, len(snap.Files))
+		}
 		if e.Rows < 0 {
 			continue
 		}
@@ -163,6 +171,13 @@ func checkTable(t *testing.T, path string, it InventoryTable, refused bool, reas
 	if len(rowsSkipped) > 0 {
 		t.Logf("row counts not checked at versions %v: data files absent from the shared copy (inventory: %d missing)", rowsSkipped, it.MissingDataFiles)
 	}
+}
+
+func lenFiles(s *replay.Snapshot) int {
+	if s == nil {
+		return -1
+	}
+	return len(s.Files)
 }
 
 // footerRows reads the row count from a Parquet file's footer.

@@ -68,3 +68,25 @@ func (c *snapshotCache) getOrBuild(ctx context.Context, v int64, build func(cont
 	}
 	return e.snap, nil
 }
+
+// nearestBelow returns the cached snapshot with the highest version below v
+// and at most maxGap under it, or nil.
+func (c *snapshotCache) nearestBelow(v, maxGap int64) *replay.Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var best *replay.Snapshot
+	for w, e := range c.entries {
+		if w >= v || v-w > maxGap {
+			continue
+		}
+		select {
+		case <-e.done:
+		default:
+			continue // still building
+		}
+		if e.snap != nil && (best == nil || w > best.Version) {
+			best = e.snap
+		}
+	}
+	return best
+}

@@ -170,12 +170,29 @@ func (t *Table) Segment(ctx context.Context, v int64) (*replay.LogSegment, error
 	return replay.NewLogSegment(files, v)
 }
 
-// Snapshot returns the state at version v, building it on first use.
+// maxAdvance bounds how many commits are applied to a cached snapshot
+// instead of rebuilding from the newest checkpoint.
+const maxAdvance = 100
+
+// Snapshot returns the state at version v, building it on first use: from a
+// cached older snapshot plus the commits since, when one is close enough,
+// else from the newest checkpoint at or below v and the commits after it.
 func (t *Table) Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error) {
 	return t.snaps.getOrBuild(ctx, v, func(ctx context.Context) (*replay.Snapshot, error) {
 		seg, err := t.Segment(ctx, v)
 		if err != nil {
 			return nil, err
+		}
+		if base := t.snaps.nearestBelow(v, maxAdvance); base != nil && (seg.Checkpoint == nil || seg.Checkpoint.Version <= base.Version) {
+			var commits []replay.LogFile
+			for _, c := range seg.Commits {
+				if c.Version > base.Version {
+					commits = append(commits, c)
+				}
+			}
+			if int64(len(commits)) == v-base.Version {
+				return replay.Advance(ctx, t.st, base, commits, t.root)
+			}
 		}
 		return replay.Build(ctx, t.st, seg, t.root)
 	})

@@ -1,0 +1,324 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/versions"
+)
+
+// openTable opens a generated table through the local store.
+func openTable(t *testing.T, dir string) (*versions.Table, *blobstore.Store) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := blobstore.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := versions.Open(ctx, st, versions.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table, st
+}
+
+// liveKeys lists "path|dvID" of the live files a snapshot holds.
+func liveKeys(t *testing.T, table *versions.Table, v int64) []string {
+	t.Helper()
+	snap, err := table.Snapshot(context.Background(), v)
+	if err != nil {
+		t.Fatalf("v%d: %v", v, err)
+	}
+	var keys []string
+	for _, f := range snap.Files {
+		keys = append(keys, f.Path+"|"+f.DV.UniqueID())
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// expectedKeys lists "path|dvID" of the generator's own reconciled state,
+// with paths decoded as the mount shows them.
+func expectedKeys(t *testing.T, gen *deltagen.Table, v int64) []string {
+	t.Helper()
+	st, err := gen.StateAt(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, a := range st.Adds {
+		p, err := url.PathUnescape(a.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, p+"|"+a.DeletionVector.UniqueID())
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// checkAllVersions compares every version the generator committed.
+func checkAllVersions(t *testing.T, table *versions.Table, gen *deltagen.Table) {
+	t.Helper()
+	for _, v := range gen.Versions() {
+		if got, want := liveKeys(t, table, v), expectedKeys(t, gen, v); !slices.Equal(got, want) {
+			t.Errorf("v%d: live files\n got %v\nwant %v", v, got, want)
+		}
+	}
+}
+
+func mustCommit(t *testing.T, gen *deltagen.Table, actions ...action.Action) int64 {
+	t.Helper()
+	v, err := gen.Commit(actions...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func mustAdd(t *testing.T, gen *deltagen.Table, path string, rows int) action.Action {
+	t.Helper()
+	a, err := gen.DataFileAdd(path, rows, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestV2CheckpointWithSidecarsAndDVs covers v2 checkpoints in JSON, in
+// Parquet and under a classic name, with sidecars holding files with
+// deletion vectors, and commits on top of each.
+func TestV2CheckpointWithSidecarsAndDVs(t *testing.T) {
+	for _, kind := range []string{"json", "parquet", "classic-name"} {
+		t.Run(kind, func(t *testing.T) {
+			gen := deltagen.New(t.TempDir())
+			mustCommit(t, gen, deltagen.Protocol(3, 7, []string{"deletionVectors", "v2Checkpoint"}, []string{"deletionVectors", "v2Checkpoint"}),
+				deltagen.Metadata(deltagen.SimpleSchema, nil, nil),
+				mustAdd(t, gen, "a.parquet", 10), mustAdd(t, gen, "b.parquet", 10), mustAdd(t, gen, "c.parquet", 10))
+			dvs, err := gen.WriteDVFile("ab", []uint64{1, 2}, []uint64{0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := mustAdd(t, gen, "a.parquet", 10).Add
+			b := mustAdd(t, gen, "b.parquet", 10).Add
+			mustCommit(t, gen, deltagen.Remove("a.parquet", 1), deltagen.Remove("b.parquet", 1),
+				deltagen.AddFileDV(a.Path, a.Size, a.ModificationTime, nil, a.Stats, dvs[0]),
+				deltagen.AddFileDV(b.Path, b.Size, b.ModificationTime, nil, b.Stats, dvs[1]),
+				deltagen.Txn("app", 7, 1), deltagen.DomainMetadata("d", "{}", false))
+			var info *deltagen.CheckpointInfo
+			switch kind {
+			case "classic-name":
+				info, err = gen.V2ClassicCheckpoint(1, 2)
+			default:
+				info, err = gen.V2Checkpoint(1, kind, 2)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := gen.WriteLastCheckpointFor(info); err != nil {
+				t.Fatal(err)
+			}
+			// A newer DV for a, and c removed, after the checkpoint.
+			dvs2, err := gen.WriteDVFile("", []uint64{1, 2, 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustCommit(t, gen, deltagen.RemoveDV(a.Path, 2, dvs[0]),
+				deltagen.AddFileDV(a.Path, a.Size, a.ModificationTime, nil, a.Stats, dvs2[0]),
+				deltagen.Remove("c.parquet", 2))
+			table, _ := openTable(t, gen.Dir)
+			checkAllVersions(t, table, gen)
+			snap, err := table.Snapshot(context.Background(), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := snap.Find("a.parquet"); f == nil || f.DeletedRows() != 3 {
+				t.Errorf("a.parquet at v2: %+v, want 3 deleted rows", f)
+			}
+			if snap.Txns["app"].Version != 7 || snap.Domains["d"].Configuration != "{}" {
+				t.Errorf("txns %v domains %v", snap.Txns, snap.Domains)
+			}
+			if !slices.Contains(snap.Protocol.ReaderFeatures, "v2Checkpoint") {
+				t.Errorf("protocol %+v", snap.Protocol)
+			}
+		})
+	}
+}
+
+// TestMultiPartCheckpointMissingPart: a multi-part checkpoint with a part
+// gone is not complete; replay falls back to the older complete checkpoint,
+// whatever _last_checkpoint says.
+func TestMultiPartCheckpointMissingPart(t *testing.T) {
+	dir := t.TempDir()
+	gen, err := deltagen.LongLog(dir, 31, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.Checkpoint(10); err != nil {
+		t.Fatal(err)
+	}
+	info, err := gen.MultiPartCheckpoint(20, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gen.WriteLastCheckpointFor(info); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(info.Files[1]); err != nil {
+		t.Fatal(err)
+	}
+	// Commits below 10 are cleaned up: only checkpoint 10 can rebuild 20.
+	for v := int64(0); v < 10; v++ {
+		os.Remove(gen.CommitPath(v))
+	}
+	table, _ := openTable(t, dir)
+	if table.Hint() != versions.HintCorrupt {
+		t.Errorf("_last_checkpoint names an incomplete checkpoint: hint %q, want %q", table.Hint(), versions.HintCorrupt)
+	}
+	got, err := table.Versions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := seq(10, 30); !slices.Equal(got, want) {
+		t.Errorf("versions %v, want %v", got, want)
+	}
+	for _, v := range []int64{10, 20, 25, 30} {
+		if got, want := liveKeys(t, table, v), expectedKeys(t, gen, v); !slices.Equal(got, want) {
+			t.Errorf("v%d: %d files, want %d", v, len(got), len(want))
+		}
+	}
+	seg, err := table.Segment(context.Background(), 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seg.Checkpoint == nil || seg.Checkpoint.Version != 10 {
+		t.Errorf("v25 segment uses checkpoint %+v, want the one at 10", seg.Checkpoint)
+	}
+}
+
+func seq(lo, hi int64) []int64 {
+	var out []int64
+	for v := lo; v <= hi; v++ {
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestLongLog replays 20,001 commits, with and without checkpoints and
+// _last_checkpoint, and checks the listing cost of opening.
+func TestLongLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long log: skipped with -short")
+	}
+	const commits = 20_001
+	for _, every := range []int{0, 1000} {
+		t.Run(fmt.Sprintf("checkpoint-every-%d", every), func(t *testing.T) {
+			dir := t.TempDir()
+			gen, err := deltagen.LongLog(dir, commits, every)
+			if err != nil {
+				t.Fatal(err)
+			}
+			table, st := openTable(t, dir)
+			if table.Latest() != commits-1 {
+				t.Fatalf("latest %d", table.Latest())
+			}
+			snap, err := table.Snapshot(context.Background(), commits-1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st1, _ := gen.StateAt(commits - 1)
+			if len(snap.Files) != len(st1.Adds) {
+				t.Errorf("%d live files, want %d", len(snap.Files), len(st1.Adds))
+			}
+			c := st.Counts()
+			if every > 0 {
+				// _last_checkpoint, then one page from checkpoint 20,000.
+				if c.Lists != 1 || c.Gets != 1+1+0 {
+					t.Errorf("open+replay from checkpoint 20000 cost %+v, want 1 list and 2 gets", c)
+				}
+				// Without the hint, probing finds the tail and the
+				// checkpoint with a few parallel listings, never 40
+				// sequential pages from version 0.
+				if err := os.Remove(filepath.Join(dir, "_delta_log", "_last_checkpoint")); err != nil {
+					t.Fatal(err)
+				}
+				table2, st2 := openTable(t, dir)
+				if table2.Hint() != versions.HintMissing {
+					t.Errorf("hint %q", table2.Hint())
+				}
+				if _, err := table2.Snapshot(context.Background(), commits-1); err != nil {
+					t.Fatal(err)
+				}
+				c2 := st2.Counts()
+				t.Logf("without _last_checkpoint: %+v", c2)
+				if c2.Rounds > 8 {
+					t.Errorf("open without _last_checkpoint took %d sequential round trips", c2.Rounds)
+				}
+			}
+		})
+	}
+}
+
+// TestPathsEncodedAbsoluteAndEscaping: URL-encoded relative paths are
+// decoded, absolute paths under the root become relative, absolute paths
+// elsewhere stay external, and ".." is refused.
+func TestPathsEncodedAbsoluteAndEscaping(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	inside := mustAdd(t, gen, "sub dir/abs file.parquet", 3).Add
+	absDir, _ := filepath.Abs(dir)
+	absURI := "file://" + deltagen.EncodePath(filepath.ToSlash(absDir)) + "/" + inside.Path
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, []string{"p"}, nil),
+		mustAdd(t, gen, "p=a%b:c/part 0.parquet", 5),
+		deltagen.AddFile(absURI, inside.Size, inside.ModificationTime, nil, inside.Stats),
+		deltagen.AddFile("s3://elsewhere/t/x.parquet", 10, 1, nil, ""))
+	table, _ := openTable(t, dir)
+	got := liveKeys(t, table, 0)
+	want := []string{"p=a%b:c/part 0.parquet|", "s3://elsewhere/t/x.parquet|", "sub dir/abs file.parquet|"}
+	if !slices.Equal(got, want) {
+		t.Errorf("files %q, want %q", got, want)
+	}
+	mustCommit(t, gen, deltagen.AddFile("../outside.parquet", 1, 1, nil, ""))
+	table, _ = openTable(t, dir)
+	_, err := table.Snapshot(context.Background(), 1)
+	if err == nil || !strings.Contains(err.Error(), "leaves the table root") {
+		t.Errorf("a path with ..: want an error saying it leaves the table root, got %v", err)
+	}
+}
+
+// TestCorruptLastCheckpoint: a corrupt or stale hint is ignored.
+func TestCorruptLastCheckpoint(t *testing.T) {
+	for _, content := range []string{"{not json", `{"version": 99}`, `{"version": 5, "size": 1}`} {
+		dir := t.TempDir()
+		gen, err := deltagen.LongLog(dir, 21, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gen.Checkpoint(5); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gen.Checkpoint(15); err != nil {
+			t.Fatal(err)
+		}
+		if err := gen.WriteLastCheckpointRaw(content); err != nil {
+			t.Fatal(err)
+		}
+		table, _ := openTable(t, dir)
+		if got, want := liveKeys(t, table, 20), expectedKeys(t, gen, 20); !slices.Equal(got, want) {
+			t.Errorf("%q: %d files, want %d", content, len(got), len(want))
+		}
+		if seg, _ := table.Segment(context.Background(), 20); seg == nil || seg.Checkpoint == nil || seg.Checkpoint.Version != 15 {
+			t.Errorf("%q: segment %+v, want checkpoint 15", content, seg)
+		}
+		t.Logf("%q: hint %s", content, table.Hint())
+	}
+}
