@@ -30,9 +30,6 @@ type leaf struct {
 	// dictionary-encoded column allocates one string per distinct value.
 	dict     parquet.Dictionary
 	dictStrs []string
-	// recent is the last plain value, reused when the next one is equal
-	// (partition values repeat row after row).
-	recent string
 }
 
 // present reports whether entry i holds a value.
@@ -122,17 +119,20 @@ func (l *leaf) addPage(page parquet.Page, kind parquet.Kind) error {
 	switch kind {
 	case parquet.ByteArray:
 		v, offs := data.ByteArray()
-		for i := 0; i+1 < len(offs); i++ {
-			b := v[offs[i]:offs[i+1]]
-			switch {
-			case l.numRecords:
-				l.ints = append(l.ints, action.NumRecords(b))
-			case string(b) == l.recent:
-				l.strs = append(l.strs, l.recent)
-			default:
-				l.recent = string(b)
-				l.strs = append(l.strs, l.recent)
+		if len(offs) < 2 {
+			return nil
+		}
+		if l.numRecords {
+			for i := 0; i+1 < len(offs); i++ {
+				l.ints = append(l.ints, action.NumRecords(v[offs[i]:offs[i+1]]))
 			}
+			return nil
+		}
+		// One string per page, values are substrings of it: a million
+		// paths cost a few allocations, not a million.
+		page, base := string(v[offs[0]:offs[len(offs)-1]]), offs[0]
+		for i := 0; i+1 < len(offs); i++ {
+			l.strs = append(l.strs, page[offs[i]-base:offs[i+1]-base])
 		}
 	case parquet.Int64:
 		if indexed {

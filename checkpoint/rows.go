@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/parquet-go/parquet-go"
@@ -216,10 +217,11 @@ func (g *rowGroup) partition(keys, vals *repCursor, i int) *action.Partition {
 		if !keys.l.present(j) {
 			continue
 		}
-		pv := action.PartitionValue{Column: keys.l.str(k), Null: true}
+		// Clone: a shared partition must not pin the page it came from.
+		pv := action.PartitionValue{Column: strings.Clone(keys.l.str(k)), Null: true}
 		k++
 		if vals.l.present(j) {
-			pv.Value, pv.Null = vals.l.str(v), false
+			pv.Value, pv.Null = strings.Clone(vals.l.str(v)), false
 			v++
 		}
 		values = append(values, pv)

@@ -2,12 +2,15 @@ package tests
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/deltafs/deltafs/blobstore"
@@ -61,6 +64,7 @@ func BenchmarkSnapshotBuild(b *testing.B) {
 	dir, info := benchTable(b)
 	ctx := context.Background()
 	var live, heapPerFile float64
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -98,7 +102,17 @@ func BenchmarkSnapshotBuild(b *testing.B) {
 	}
 	b.ReportMetric(float64(benchFiles)*float64(b.N)/b.Elapsed().Seconds(), "adds/s")
 	b.ReportMetric(heapPerFile, "B/file")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	_ = live
+}
+
+// cpuTime is the process's user+system CPU time in ns: a figure less
+// disturbed than wall time by other load on a small machine (it includes
+// the GCs forced between iterations).
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkPlainCheckpointScan is the baseline: parquet-go reading the
@@ -183,4 +197,41 @@ func (r bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// BenchmarkDeltaRSSnapshot times delta-rs (the Python deltalake package)
+// loading the same table's latest snapshot and its file list, through
+// bench/deltars_snapshot.py in the test venv ($DELTAFS_PYTHON), so that one
+// `go test -bench` run gives both figures. Python start-up is not counted:
+// the script times the load itself.
+func BenchmarkDeltaRSSnapshot(b *testing.B) {
+	python := os.Getenv("DELTAFS_PYTHON")
+	if python == "" {
+		python = filepath.Join("..", ".venv", "bin", "python")
+	}
+	if _, err := os.Stat(python); err != nil {
+		b.Skipf("SKIPPING: no Python venv at %s (make venv): %v", python, err)
+	}
+	dir, _ := benchTable(b)
+	b.ResetTimer()
+	var total float64
+	for i := 0; i < b.N; i++ {
+		out, err := exec.Command(python, filepath.Join("..", "bench", "deltars_snapshot.py"), dir, "--repeat", "1").Output()
+		if err != nil {
+			b.Fatalf("deltars_snapshot.py: %v", err)
+		}
+		var res struct {
+			Files   int     `json:"files"`
+			Seconds float64 `json:"seconds_min"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			b.Fatalf("deltars_snapshot.py printed %q: %v", out, err)
+		}
+		if res.Files != benchFiles {
+			b.Fatalf("delta-rs saw %d files, want %d", res.Files, benchFiles)
+		}
+		total += res.Seconds
+	}
+	b.ReportMetric(total/float64(b.N)*1e9, "load-ns/op")
+	b.ReportMetric(float64(benchFiles)*float64(b.N)/total, "adds/s")
 }
