@@ -11,6 +11,9 @@ import (
 	"github.com/deltafs/deltafs/replay/action"
 )
 
+// maxPrealloc caps the values preallocated per column chunk.
+const maxPrealloc = 1 << 20
+
 // leaf is one leaf column of one row group, fully decoded: its levels and
 // its non-null values in order, copied out of the pages so that parquet-go
 // may recycle them.
@@ -52,8 +55,9 @@ func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool) (*leaf,
 	kind := col.Type().Kind()
 	chunk := rg.ColumnChunks()[col.Index()]
 	// Size the arrays once: growing them by appending cost more than
-	// decoding on a million-row checkpoint.
-	if n := int(chunk.NumValues()); n > 0 {
+	// decoding on a million-row checkpoint. The count comes from the file,
+	// so it is capped: a corrupt footer must not make us allocate gigabytes.
+	if n := int(min(chunk.NumValues(), maxPrealloc)); n > 0 {
 		if l.maxDef > 0 {
 			l.defs = make([]byte, 0, n)
 		}

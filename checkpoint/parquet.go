@@ -50,10 +50,17 @@ func fetchParquetFile(ctx context.Context, st Storage, p Part, stats bool) (*par
 		return nil, err
 	}
 	cols := resolve(f.Root(), stats)
+	chunks, err := chunkRanges(f, cols, p.Size)
+	if err != nil {
+		return nil, err
+	}
 	if !whole {
-		if err := sf.fetch(chunkRanges(f, cols)); err != nil {
+		if err := sf.fetch(coalesce(append([][2]int64(nil), chunks...), 1<<20)); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkChunks(sf, chunks); err != nil {
+		return nil, err
 	}
 	return &parquetFile{key: p.Key, file: f, cols: cols}, nil
 }
@@ -96,20 +103,42 @@ func (pf *parquetFile) decode(ctx context.Context, opts Options) (*Result, error
 	return res, nil
 }
 
-// chunkRanges lists the byte ranges of the needed column chunks, merged.
-func chunkRanges(f *parquet.File, cols *columns) [][2]int64 {
+// chunkRanges lists the byte ranges of the needed column chunks and checks that each lies inside the file and decodes to a sane size: the
+// footer is input like any other.
+func chunkRanges(f *parquet.File, cols *columns, size int64) ([][2]int64, error) {
 	var ranges [][2]int64
-	for _, rg := range f.Metadata().RowGroups {
+	for i, rg := range f.Metadata().RowGroups {
+		if len(rg.Columns) != len(f.Metadata().Schema)-1 && len(rg.Columns) <= maxColumnIndex(cols) {
+			return nil, fmt.Errorf("row group %d has %d columns", i, len(rg.Columns))
+		}
 		for _, col := range cols.all() {
 			md := rg.Columns[col.Index()].MetaData
 			start := md.DataPageOffset
 			if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
 				start = md.DictionaryPageOffset
 			}
-			ranges = append(ranges, [2]int64{start, md.TotalCompressedSize})
+			n := md.TotalCompressedSize
+			if start < 4 || n <= 0 || start > size || n > size-start {
+				return nil, fmt.Errorf("row group %d: column %v lies outside the file", i, col.Path())
+			}
+			if md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxExpansion*n+1<<20 {
+				return nil, fmt.Errorf("row group %d: column %v claims %d bytes from %d", i, col.Path(), md.TotalUncompressedSize, n)
+			}
+			ranges = append(ranges, [2]int64{start, n})
 		}
 	}
-	return coalesce(ranges, 1<<20)
+	return ranges, nil
+}
+
+// maxExpansion bounds how much a column chunk may grow when decompressed.
+const maxExpansion = 1000
+
+func maxColumnIndex(cols *columns) int {
+	m := 0
+	for _, c := range cols.all() {
+		m = max(m, c.Index())
+	}
+	return m
 }
 
 // decodeRowGroups decodes the row groups in parallel and joins them in order.

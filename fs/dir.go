@@ -115,6 +115,9 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	i := d.search(d.lo, d.hi, full)
 	if i < d.hi && d.files[i].Path == full {
 		f := newFileNode(d.root, d.version, &d.files[i])
+		if errno := f.prepare(ctx); errno != 0 {
+			return nil, errno
+		}
 		f.fillEntry(out)
 		return d.NewInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: f.ino}), 0
 	}

@@ -47,6 +47,3 @@ func readErrno(err error) syscall.Errno {
 func isCancel(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
-
-// errDeletionVector is why files with a deletion vector cannot be read yet.
-var errDeletionVector = errors.New("deletion vectors not yet supported")

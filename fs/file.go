@@ -2,7 +2,6 @@ package fs
 
 import (
 	"context"
-	"sync"
 	"syscall"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
@@ -16,9 +15,9 @@ import (
 // through the root's block cache. The content never changes, so it is
 // opened with FOPEN_KEEP_CACHE.
 //
-// A file with a deletion vector cannot be served yet: showing its stored
-// bytes would resurrect deleted rows. It can be listed and stat'ed, but Open
-// and Read fail with EIO.
+// A file with a deletion vector is served as its filtered view (dvfile.go):
+// a valid Parquet file without the deleted rows, whose size is known once
+// the view is built at the node's lookup.
 type fileNode struct {
 	fusefs.Inode
 	readOnlyFile
@@ -27,8 +26,7 @@ type fileNode struct {
 	version int64
 	f       *replay.File // points into the snapshot; immutable
 	ino     uint64
-
-	dvLogOnce sync.Once
+	size    int64 // served size: f.Size, or the filtered view's size; set before the node is used
 }
 
 var (
@@ -41,14 +39,14 @@ var (
 )
 
 func newFileNode(r *root, version int64, f *replay.File) *fileNode {
-	return &fileNode{root: r, version: version, f: f, ino: ino(version, kindFile, f.Path)}
+	return &fileNode{root: r, version: version, f: f, ino: ino(version, kindFile, f.Path), size: max(f.Size, 0)}
 }
 
 func (n *fileNode) fillAttr(out *fuse.Attr) {
 	out.Mode = syscall.S_IFREG | 0o444
 	out.Ino = n.ino
 	out.Nlink = 1
-	out.Size = uint64(max(n.f.Size, 0))
+	out.Size = uint64(n.size)
 	out.Blocks = (out.Size + 511) / 512
 	out.Blksize = uint32(n.root.opts.BlockSize)
 	t := msTime(n.f.ModTime)
@@ -61,7 +59,8 @@ func (n *fileNode) fillEntry(out *fuse.EntryOut) {
 	out.SetAttrTimeout(n.root.opts.VersionAttrTimeout)
 }
 
-// Getattr reports size and mtime from the add action; no storage request.
+// Getattr reports size and mtime from the add action (the size of the
+// filtered view for a file with a deletion vector); no storage request.
 func (n *fileNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	n.fillAttr(&out.Attr)
 	out.SetTimeout(n.root.opts.VersionAttrTimeout)
@@ -74,29 +73,22 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	if errno := openReadOnly(flags); errno != 0 {
 		return nil, 0, errno
 	}
-	if errno := n.checkDV(); errno != 0 {
-		return nil, 0, errno
+	h := &fileHandle{}
+	if n.f.DV != nil {
+		v, errno := n.view(ctx)
+		if errno != 0 {
+			return nil, 0, errno
+		}
+		h.view = v
 	}
-	return &fileHandle{}, fuse.FOPEN_KEEP_CACHE, 0
-}
-
-// checkDV refuses a file with a deletion vector, logging it once per node.
-func (n *fileNode) checkDV() syscall.Errno {
-	if n.f.DV == nil {
-		return 0
-	}
-	n.dvLogOnce.Do(func() {
-		n.root.logf("v%d/%s: %v (%d deleted rows); refusing to serve it",
-			n.version, n.f.Path, errDeletionVector, n.f.DeletedRows())
-	})
-	return syscall.EIO
+	return h, fuse.FOPEN_KEEP_CACHE, 0
 }
 
 // Read serves [off, off+len(dest)) from the blocks that cover it, then
 // schedules read-ahead if the handle reads sequentially.
 func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if errno := n.checkDV(); errno != 0 {
-		return nil, errno
+	if n.f.DV != nil {
+		return n.readDV(ctx, fh, dest, off)
 	}
 	size := n.f.Size
 	if off < 0 {

@@ -1,10 +1,17 @@
 package fs
 
-import "sync"
+import (
+	"sync"
 
-// fileHandle is one open of a data file. It only tracks whether the reader
-// moves sequentially, to decide read-ahead.
+	"github.com/deltafs/deltafs/dvfilter"
+)
+
+// fileHandle is one open of a data file. It tracks whether the reader
+// moves sequentially, to decide read-ahead, and holds the filtered view of
+// a file with a deletion vector for as long as the file is open.
 type fileHandle struct {
+	view *dvfilter.View // nil without a deletion vector; immutable
+
 	mu        sync.Mutex
 	next      int64 // GUARDED_BY(mu): where a sequential reader reads next
 	run       int   // GUARDED_BY(mu): sequential reads in a row

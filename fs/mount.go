@@ -34,6 +34,13 @@ type Options struct {
 	// ReadAhead is how many blocks to prefetch past a sequential reader.
 	// Default 2; negative disables read-ahead.
 	ReadAhead int
+	// DVCacheBytes bounds the memory of cached filtered views of files with
+	// deletion vectors (footers and small re-encoded row groups). Default
+	// 64 MiB.
+	DVCacheBytes int64
+	// CacheDir is where large re-encoded row groups of filtered views are
+	// spilled (unlinked temporary files). Default os.TempDir().
+	CacheDir string
 	// AllowOther lets users other than the mounting one use the mount.
 	AllowOther bool
 	// Debug logs every FUSE request.

@@ -97,7 +97,7 @@ func partition(col, val string) *replay.Partition {
 //
 //	v0: small.parquet, date=2024-01-01/part-0.parquet
 //	v1: v0's files plus big.bin (several blocks), date=2024-01-02/part-1.parquet,
-//	    date=2024-01-02/nested/deep.parquet, dv.parquet (deletion vector),
+//	    date=2024-01-02/nested/deep.parquet, dv.parquet (50 rows, an inline deletion vector removes 6),
 //	    missing.parquet (not in storage), empty.parquet (0 bytes)
 func standardTable(t *testing.T) *fakeTable {
 	tbl := newFakeTable(t)
@@ -110,7 +110,7 @@ func standardTable(t *testing.T) *fakeTable {
 		fakeFile{path: "big.bin", size: 5*testBlock + 1234, modTime: mtime1, records: -1},
 		fakeFile{path: "date=2024-01-02/part-1.parquet", size: 2*testBlock - 1, modTime: mtime1, records: 7, part: partition("date", "2024-01-02")},
 		fakeFile{path: "date=2024-01-02/nested/deep.parquet", size: 10, modTime: mtime1, records: 1, part: partition("date", "2024-01-02")},
-		fakeFile{path: "dv.parquet", size: 500, modTime: mtime1, records: 50,
+		fakeFile{path: "dv.parquet", data: dvParquet(t, 50), modTime: mtime1, records: 50,
 			dv: &action.DeletionVector{StorageType: "i", PathOrInlineDv: "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", SizeInBytes: 40, Cardinality: 6}},
 		fakeFile{path: "missing.parquet", size: 100, modTime: mtime1, records: 1, missing: true},
 		fakeFile{path: "empty.parquet", size: 0, modTime: mtime1, records: 0},

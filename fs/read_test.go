@@ -111,30 +111,6 @@ func TestParallelReaders(t *testing.T) {
 	}
 }
 
-func TestDeletionVectorFileIsRefused(t *testing.T) {
-	m := mountFake(t, standardTable(t), Options{})
-	p := m.path("v/1/dv.parquet")
-	fi, err := os.Stat(p)
-	if err != nil || fi.Size() != 500 {
-		t.Fatalf("stat of a DV file = %v, %v", fi, err)
-	}
-	for i := 0; i < 2; i++ {
-		if _, err := os.ReadFile(p); !errors.Is(err, syscall.EIO) {
-			t.Fatalf("read of a DV file: err = %v, want EIO", err)
-		}
-	}
-	logs := m.logs.String()
-	if !strings.Contains(logs, "dv.parquet") || !strings.Contains(logs, "deletion vectors not yet supported") {
-		t.Errorf("log does not name the DV file: %q", logs)
-	}
-	if n := strings.Count(logs, "deletion vectors not yet supported"); n != 1 {
-		t.Errorf("DV refusal logged %d times, want 1", n)
-	}
-	if n := m.table.readN.Load(); n != 0 {
-		t.Errorf("%d storage reads for a refused file", n)
-	}
-}
-
 func TestStorageErrorIsEIO(t *testing.T) {
 	tbl := standardTable(t)
 	tbl.failReads("small.parquet", errors.New("injected: connection reset"))

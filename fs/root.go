@@ -11,6 +11,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/deltafs/deltafs/cache"
+	"github.com/deltafs/deltafs/dvfilter"
 )
 
 // root is the mount's root directory and the owner of everything the nodes
@@ -25,6 +26,8 @@ type root struct {
 	opts   Options
 	log    *log.Logger
 	blocks *cache.Cache[string, []byte] // data file blocks, keyed by blockKey
+	dv     *dvfilter.Views              // filtered views of files with deletion vectors
+	dvSize *cache.Cache[string, int64]  // served sizes of such files, keyed by dvKey
 
 	ctx    context.Context // background work: refresher, read-ahead
 	cancel context.CancelFunc
@@ -69,6 +72,8 @@ func newRoot(ctx context.Context, t Table, opts Options) *root {
 		opts:     o,
 		log:      o.Logger,
 		blocks:   cache.New[string, []byte](o.CacheBytes, func(b []byte) int64 { return int64(len(b)) }),
+		dv:       newDVViews(t, o),
+		dvSize:   cache.New[string, int64](1<<20, nil), // about a million sizes
 		prefetch: make(chan struct{}, 4),
 		histAt:   -1,
 		mounted:  time.Now(),
@@ -87,6 +92,8 @@ func (r *root) Close() {
 		r.cancel()
 		r.refresher.Wait()
 		r.blocks.Close()
+		r.dv.Close()
+		r.dvSize.Close()
 	})
 }
 

@@ -23,3 +23,12 @@ type HistoryEntry struct {
 	Operation string `json:"operation"`
 	Files     int    `json:"files"` // live data files at this version
 }
+
+// AbsoluteReader is implemented by Tables that can read deletion vector
+// files stored at absolute paths or URIs (storage type 'p'). uri is the
+// descriptor's pathOrInlineDv as written in the log; the Table maps it to an
+// object it is willing to read, or refuses it with an error. Without it,
+// files with such vectors cannot be served (EIO).
+type AbsoluteReader interface {
+	ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error)
+}

@@ -73,6 +73,9 @@ type lsEntry struct {
 	PartitionValues  map[string]*string `json:"partitionValues"`
 	NumRecords       *int64             `json:"numRecords"`
 	DeletedRows      int64              `json:"deletedRows"`
+	// ServedSize is, for a file with a deletion vector, the size the mount
+	// serves it with (the filtered Parquet file); absent without one.
+	ServedSize *int64 `json:"servedSize,omitempty"`
 }
 
 func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -108,6 +111,12 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	var served *servedSizes // opened on the first file with a deletion vector
+	defer func() {
+		if served != nil {
+			served.Close()
+		}
+	}()
 	for _, i := range order {
 		f := &snap.Files[i]
 		if !*asJSON {
@@ -117,6 +126,11 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		e := lsEntry{Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: f.Partition.Map(), DeletedRows: f.DeletedRows()}
 		if records[i] >= 0 {
 			e.NumRecords = &records[i]
+		}
+		if f.DV != nil {
+			if e.ServedSize, err = servedSize(ctx, &served, fs.Arg(0), f, stderr); err != nil {
+				return err
+			}
 		}
 		if err := enc.Encode(e); err != nil {
 			return err

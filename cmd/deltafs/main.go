@@ -32,6 +32,7 @@ var commands = map[string]command{
 	"ls":       runLs,
 	"history":  runHistory,
 	"mount":    runMount,
+	"demo":     runDemo,
 }
 
 func main() {

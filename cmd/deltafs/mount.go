@@ -28,6 +28,16 @@ func (m mountedTable) ReadRange(ctx context.Context, path string, off, n int64) 
 	return m.st.ReadRange(ctx, path, off, n)
 }
 
+// ReadAbsolute reads a deletion vector file named by an absolute path or
+// URI ('p' vectors): only one inside the table root is read.
+func (m mountedTable) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {
+	key, err := dvKey(m.st, uri)
+	if err != nil {
+		return nil, err
+	}
+	return m.st.ReadRange(ctx, key, off, n)
+}
+
 func (m mountedTable) History(ctx context.Context) ([]fs.HistoryEntry, error) {
 	h, err := m.Table.History(ctx)
 	if err != nil {
@@ -45,6 +55,8 @@ type mountFlags struct {
 	allowOther bool
 	refresh    time.Duration
 	cacheMiB   int64
+	cacheDir   string
+	dvCacheMiB int64
 	debug      bool
 }
 
@@ -52,6 +64,8 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.allowOther, "allow-other", false, "let other users use the mount (needs user_allow_other in /etc/fuse.conf unless root)")
 	fs.DurationVar(&f.refresh, "refresh", 5*time.Second, "how often latest looks for new commits")
 	fs.Int64Var(&f.cacheMiB, "cache-mb", 256, "memory for cached data blocks, in MiB")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory for spilled parts of files filtered by deletion vectors (default: the system temp dir)")
+	fs.Int64Var(&f.dvCacheMiB, "dv-cache-mb", 64, "memory for cached views of files with deletion vectors, in MiB")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
 }
 
@@ -91,6 +105,8 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		AllowOther:      mf.allowOther,
 		RefreshInterval: mf.refresh,
 		CacheBytes:      mf.cacheMiB << 20,
+		CacheDir:        mf.cacheDir,
+		DVCacheBytes:    mf.dvCacheMiB << 20,
 		Debug:           mf.debug,
 		Logger:          log.New(stderr, "deltafs: ", log.LstdFlags),
 	})
@@ -107,7 +123,13 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	select {
 	case <-ctx.Done():
 		if err := srv.Unmount(); err != nil {
-			return fmt.Errorf("unmount %s: %w", dir, err)
+			// Busy: detach it lazily rather than leave a dead mount behind.
+			// Open files keep the connection, so do not wait for the server.
+			if lerr := lazyUnmount(dir); lerr != nil {
+				return fmt.Errorf("unmount %s: %w; %v", dir, err, lerr)
+			}
+			fmt.Fprintf(stdout, "unmounted %s (lazily: it was busy)\n", dir)
+			return nil
 		}
 		<-done
 	case <-done: // unmounted from outside (fusermount -u)

@@ -1,0 +1,48 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// memStorage serves one object from memory.
+type memStorage []byte
+
+func (m memStorage) Read(ctx context.Context, key string) ([]byte, error) { return m, nil }
+
+func (m memStorage) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	end := min(off+n, int64(len(m)))
+	if off > end {
+		return nil, nil
+	}
+	return m[off:end], nil
+}
+
+// FuzzReadParquet feeds arbitrary bytes to the checkpoint reader as a
+// Parquet checkpoint: it must return an error or a result, never panic.
+func FuzzReadParquet(f *testing.F) {
+	type add struct {
+		Path string `parquet:"path"`
+		Size int64  `parquet:"size"`
+	}
+	type row struct {
+		Add *add `parquet:"add,optional"`
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[row](&buf)
+	w.Write([]row{{Add: &add{Path: "a.parquet", Size: 1}}, {}, {Add: &add{Path: "b%20c.parquet", Size: 2}}})
+	w.Close()
+	f.Add(buf.Bytes())
+	f.Add([]byte("PAR1PAR1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("panic: %v", r)
+			}
+		}()
+		Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Stats: true})
+	})
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func testdata(t *testing.T, table string) string {
+	t.Helper()
+	dir := os.Getenv("DELTAFS_TESTDATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "testdata")
+	}
+	p := filepath.Join(dir, table)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("SKIPPING: shared table %s not found (set DELTAFS_TESTDATA): %v", p, err)
+	}
+	return p
+}
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestVersionsTruncatedHistory(t *testing.T) {
+	code, out, errOut := runCLI("versions", testdata(t, "delta-rs/data/checkpoints_vacuumed"))
+	if code != 0 || out != "5\n6\n7\n8\n9\n10\n11\n12\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestLsJSON(t *testing.T) {
+	table := testdata(t, "delta-rs/data/table_with_deletion_logs")
+	code, out, errOut := runCLI("ls", "--json", table)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var e map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &e); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	for _, k := range []string{"path", "size", "modificationTime", "partitionValues", "numRecords", "deletedRows"} {
+		if _, ok := e[k]; !ok {
+			t.Errorf("no %q in %v", k, e)
+		}
+	}
+	if e["numRecords"] != 100.0 || e["deletedRows"] != 2.0 {
+		t.Errorf("numRecords %v deletedRows %v, want 100 and 2", e["numRecords"], e["deletedRows"])
+	}
+	// An older version, and plain output.
+	code, out, _ = runCLI("ls", "--version", "0", testdata(t, "delta-rs/data/simple_table"))
+	if code != 0 || strings.Count(out, "\n") != 6 || !strings.Contains(out, ".parquet\n") {
+		t.Errorf("ls --version 0: exit %d, %q", code, out)
+	}
+}
+
+func TestLsPartitionValuesAndNullStats(t *testing.T) {
+	code, out, errOut := runCLI("ls", "--json", testdata(t, "delta-rs/data/delta-0.8.0-null-partition"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"partitionValues":{"k":null}`) {
+		t.Errorf("a null partition value should print as null: %s", out)
+	}
+}
+
+func TestRefusedTablesExitNonZeroWithOneLine(t *testing.T) {
+	for table, want := range map[string]string{
+		"delta-rs/data/simple_table_features":                                              "blahabl",
+		"delta-kernel-rs/golden_data/deltalog-invalid-protocol-version/delta":              "minReaderVersion 99",
+		"delta-kernel-rs/golden_data/versions-not-contiguous/delta":                        "missing commit 1",
+		"delta-kernel-rs/golden_data/deltalog-state-reconstruction-without-protocol/delta": "no protocol",
+	} {
+		code, out, errOut := runCLI("ls", testdata(t, table))
+		if code == 0 || out != "" || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a non-zero exit and one line naming %q", table, code, out, errOut, want)
+		}
+	}
+	code, _, errOut := runCLI("versions", t.TempDir())
+	if code == 0 || !strings.Contains(errOut, "no Delta log") {
+		t.Errorf("a folder without a log: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = runCLI("versions", filepath.Join(t.TempDir(), "nothing"))
+	if code == 0 || !strings.Contains(errOut, "no such file") {
+		t.Errorf("a missing folder: exit %d, %q", code, errOut)
+	}
+}
+
+func TestHistory(t *testing.T) {
+	code, out, errOut := runCLI("history", testdata(t, "delta-rs/data/simple_table"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "0\t2020-") || !strings.HasSuffix(lines[0], "WRITE") {
+		t.Errorf("history:\n%s", out)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if code, _, _ := runCLI(); code != 2 {
+		t.Errorf("no arguments: exit %d, want 2", code)
+	}
+	if code, _, errOut := runCLI("nope"); code != 2 || !strings.Contains(errOut, "unknown command") {
+		t.Errorf("unknown command: exit %d, %q", code, errOut)
+	}
+	if code, _, _ := runCLI("ls"); code != 2 {
+		t.Errorf("ls without a table: exit %d, want 2", code)
+	}
+}

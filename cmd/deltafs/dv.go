@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// dvKey maps the absolute path or URI of a 'p' deletion vector to a key of
+// the table's store; one outside the table root is refused.
+func dvKey(st *blobstore.Store, uri string) (string, error) {
+	rel, err := action.CleanPath(uri, st.Location())
+	if err != nil {
+		return "", fmt.Errorf("deletion vector %s: %w", uri, err)
+	}
+	if action.IsExternal(rel) || strings.HasPrefix(rel, "/") {
+		return "", fmt.Errorf("deletion vector %s lies outside the table root", uri)
+	}
+	return rel, nil
+}
+
+// dvStore reads data and deletion vector files of a table for dvfilter.
+type dvStore struct{ st *blobstore.Store }
+
+func (s dvStore) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if strings.HasPrefix(key, "/") || action.IsExternal(key) {
+		k, err := dvKey(s.st, key)
+		if err != nil {
+			return nil, err
+		}
+		key = k
+	}
+	return s.st.ReadRange(ctx, key, off, n)
+}
+
+// servedSizes computes what a mount serves for files with deletion vectors:
+// the size of the filtered view, built the same way the mount builds it.
+type servedSizes struct {
+	st    *blobstore.Store
+	views *dvfilter.Views
+}
+
+func newServedSizes(ctx context.Context, location string) (*servedSizes, error) {
+	st, err := blobstore.Open(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	s := dvStore{st}
+	return &servedSizes{st: st, views: dvfilter.NewViews(s, s, dvfilter.ViewsOptions{
+		Build: dvfilter.BuildOptions{SpillDir: os.TempDir()},
+	})}, nil
+}
+
+// size is the served size of f: its filtered size with a deletion vector,
+// its stored size without.
+func (s *servedSizes) size(ctx context.Context, f *action.File) (int64, error) {
+	if f.DV == nil {
+		return f.Size, nil
+	}
+	v, err := s.views.Get(ctx, f)
+	if err != nil {
+		return 0, err
+	}
+	return v.Size(), nil
+}
+
+func (s *servedSizes) Close() {
+	s.views.Close()
+	s.st.Close()
+}
+
+// servedSize returns the served size of f for `ls --json`, opening *s on
+// first use. A file that cannot be served gets no size and a line on
+// stderr; only a failure to open the table is an error.
+func servedSize(ctx context.Context, s **servedSizes, location string, f *action.File, stderr io.Writer) (*int64, error) {
+	if *s == nil {
+		ss, err := newServedSizes(ctx, location)
+		if err != nil {
+			return nil, err
+		}
+		*s = ss
+	}
+	n, err := (*s).size(ctx, f)
+	if err != nil {
+		fmt.Fprintf(stderr, "deltafs ls: %s: no servedSize: %v\n", f.Path, err)
+		return nil, nil
+	}
+	return &n, nil
+}

@@ -1,0 +1,165 @@
+package dvfilter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// BuildOptions tune Build.
+type BuildOptions struct {
+	// SpillDir is where re-encoded row groups larger than SpillThreshold are
+	// written (in an unlinked temporary file). Default os.TempDir().
+	SpillDir string
+	// SpillThreshold is the compressed size of a source row group above
+	// which its re-encoded form goes to SpillDir instead of memory.
+	// Default 8 MiB; negative spills every re-encoded row group.
+	SpillThreshold int64
+}
+
+func (o BuildOptions) withDefaults() BuildOptions {
+	if o.SpillDir == "" {
+		o.SpillDir = os.TempDir()
+	}
+	if o.SpillThreshold == 0 {
+		o.SpillThreshold = 8 << 20
+	}
+	return o
+}
+
+// Build makes the filtered view of a Parquet data file of size bytes, read
+// through src, without the rows vec deletes.
+//
+// It reads the footer (usually one ranged read of the file's tail) and
+// decides per row group: a row group that loses no row is copied byte for
+// byte (its column chunks become source ranges of the view, their offsets
+// shifted in the footer); one that loses every row is dropped; one that
+// loses some rows is decoded, filtered and re-encoded with the same schema
+// and compression (see reencode). The footer is rewritten: row counts,
+// offsets, sizes; statistics are the source's for copied row groups and the
+// writer's (computed over exactly the kept rows) for re-encoded ones; page
+// indexes and bloom filters are dropped everywhere. Every other footer field
+// (schema, key-value metadata, created_by, column orders) is kept.
+//
+// A vector that deletes a row the file does not have is an error wrapping
+// ErrRowOutOfRange; a file Build cannot use, one wrapping ErrParquet.
+func Build(ctx context.Context, src RangeReader, size int64, vec *Vector, opts BuildOptions) (*View, error) {
+	v, err := build(ctx, src, size, vec, opts.withDefaults())
+	if err != nil {
+		return nil, fmt.Errorf("dvfilter: filter Parquet file: %w", err)
+	}
+	return v, nil
+}
+
+func build(ctx context.Context, src RangeReader, size int64, vec *Vector, opts BuildOptions) (_ *View, err error) {
+	defer func() {
+		// parquet-go may panic on a malformed file; that is a bad file, not
+		// a reason to take the mount down.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("decoding failed: %v: %w", r, ErrParquet)
+		}
+	}()
+	if vec == nil {
+		vec = &Vector{}
+	}
+	md, dataEnd, err := readFooter(ctx, src, size)
+	if err != nil {
+		return nil, err
+	}
+	var total int64
+	for i := range md.RowGroups {
+		if n := md.RowGroups[i].NumRows; n < 0 {
+			return nil, fmt.Errorf("row group %d has %d rows: %w", i, n, ErrParquet)
+		}
+		total += md.RowGroups[i].NumRows
+	}
+	if maxRow, ok := vec.Max(); ok && maxRow >= uint64(total) {
+		return nil, fmt.Errorf("row %d deleted, the file has %d rows: %w", maxRow, total, ErrRowOutOfRange)
+	}
+
+	v := &View{Deleted: int64(vec.Cardinality())}
+	b := &viewBuilder{v: v}
+	re := &reencoder{ctx: ctx, src: src, size: size, vec: vec, opts: opts}
+	defer func() {
+		if err != nil && v.spill != nil {
+			v.spill.Close()
+		}
+	}()
+
+	out := *md
+	out.RowGroups = nil
+	out.NumRows = 0
+	b.add(segment{n: int64(len(magic)), data: magic})
+	var first int64 // row index of the first row of row group i
+	for i := range md.RowGroups {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rg := &md.RowGroups[i]
+		lost := int64(vec.CountRange(uint64(first), uint64(first+rg.NumRows)))
+		switch {
+		case lost == rg.NumRows && rg.NumRows > 0:
+			v.DroppedRowGroups++
+		case lost == 0:
+			nrg, err := copyRowGroup(b, rg, dataEnd)
+			if err != nil {
+				return nil, fmt.Errorf("row group %d: %w", i, err)
+			}
+			out.RowGroups = append(out.RowGroups, nrg)
+			v.CopiedRowGroups++
+		default:
+			nrgs, err := re.rowGroup(b, i, rg, first)
+			if err != nil {
+				return nil, fmt.Errorf("row group %d: %w", i, err)
+			}
+			out.RowGroups = append(out.RowGroups, nrgs...)
+			v.RewrittenRowGroups++
+		}
+		first += rg.NumRows
+	}
+	for i := range out.RowGroups {
+		out.RowGroups[i].Ordinal = int16(i)
+		out.NumRows += out.RowGroups[i].NumRows
+	}
+	v.Rows = out.NumRows
+	if v.Rows != total-v.Deleted {
+		return nil, fmt.Errorf("filtered file has %d rows, want %d of %d: %w", v.Rows, total-v.Deleted, total, ErrParquet)
+	}
+	tail, err := encodeFooter(&out)
+	if err != nil {
+		return nil, err
+	}
+	b.add(segment{n: int64(len(tail)), data: tail})
+	v.size = b.pos
+	v.spill = re.spill
+	if v.spill != nil {
+		runtime.AddCleanup(v, func(f *os.File) { f.Close() }, v.spill)
+	}
+	return v, nil
+}
+
+// copyRowGroup lays out the column chunks of a row group as source ranges
+// and returns its footer entry with the new offsets.
+func copyRowGroup(b *viewBuilder, rg *format.RowGroup, dataEnd int64) (format.RowGroup, error) {
+	nrg := *rg
+	nrg.Columns = slices.Clone(rg.Columns)
+	nrg.TotalCompressedSize = 0
+	for j := range nrg.Columns {
+		cc := &nrg.Columns[j]
+		start, end, err := chunkRange(cc, dataEnd)
+		if err != nil {
+			return format.RowGroup{}, err
+		}
+		if j == 0 {
+			nrg.FileOffset = b.pos
+		}
+		moveChunk(cc, start, b.pos)
+		b.add(segment{n: end - start, src: start})
+		nrg.TotalCompressedSize += end - start
+	}
+	return nrg, nil
+}

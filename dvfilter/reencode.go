@@ -1,0 +1,336 @@
+package dvfilter
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// reencoder rewrites the row groups of one file that lose some rows. It
+// opens the source with parquet-go once, on first need, reading it through
+// ranged reads; re-encoded row groups go to memory or to one spill file.
+type reencoder struct {
+	ctx  context.Context
+	src  RangeReader
+	size int64
+	vec  *Vector
+	opts BuildOptions
+
+	pf    *parquet.File
+	spill *os.File // unlinked; nil until a row group spills
+	spEnd int64    // bytes written to spill
+}
+
+// readerAt adapts a RangeReader to io.ReaderAt for parquet-go.
+type readerAt struct {
+	ctx  context.Context
+	src  RangeReader
+	size int64
+}
+
+func (r readerAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= r.size {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), r.size-off)
+	b, err := readFull(r.ctx, r.src, off, n)
+	if err != nil {
+		return 0, err
+	}
+	copy(p, b)
+	if n < int64(len(p)) {
+		return int(n), io.EOF
+	}
+	return int(n), nil
+}
+
+func (re *reencoder) open() (*parquet.File, error) {
+	if re.pf != nil {
+		return re.pf, nil
+	}
+	pf, err := parquet.OpenFile(readerAt{re.ctx, re.src, re.size}, re.size,
+		parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("open for re-encoding: %v: %w", err, ErrParquet)
+	}
+	re.pf = pf
+	return pf, nil
+}
+
+// rowGroup re-encodes row group i (its first row has index first) without
+// the deleted rows, lays its column chunks out in b and returns the footer
+// entries of the new row group(s).
+func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first int64) ([]format.RowGroup, error) {
+	pf, err := re.open()
+	if err != nil {
+		return nil, err
+	}
+	if i >= len(pf.RowGroups()) {
+		return nil, fmt.Errorf("parquet-go sees %d row groups: %w", len(pf.RowGroups()), ErrParquet)
+	}
+	if len(rg.Columns) == 0 {
+		return nil, fmt.Errorf("no columns: %w", ErrParquet)
+	}
+	codecID := rg.Columns[0].MetaData.Codec
+	codec := parquet.LookupCompressionCodec(codecID)
+	if codec.String() == "UNSUPPORTED" {
+		return nil, fmt.Errorf("compression codec %v: %w", codecID, ErrParquet)
+	}
+	var compressed int64
+	for j := range rg.Columns {
+		compressed += rg.Columns[j].MetaData.TotalCompressedSize
+	}
+	spill := re.opts.SpillThreshold < 0 || compressed > re.opts.SpillThreshold
+
+	wopts := []parquet.WriterOption{
+		writeSchema(pf.Schema()),
+		parquet.Compression(codec),
+		parquet.DataPageVersion(1), // what every reader understands
+		parquet.CreatedBy("deltafs", "dvfilter", "reencode"),
+	}
+	var (
+		mem  bytes.Buffer
+		w    io.Writer = &mem
+		bw   *bufio.Writer
+		base int64
+	)
+	if !spill {
+		mem.Grow(int(compressed + compressed/8 + 64<<10)) // about what comes back
+	} else {
+		if re.spill == nil {
+			f, err := os.CreateTemp(re.opts.SpillDir, "deltafs-dv-*.spill")
+			if err != nil {
+				return nil, fmt.Errorf("spill: %w", err)
+			}
+			os.Remove(f.Name()) // the open file lives on until closed
+			re.spill = f
+		}
+		base = re.spEnd
+		// parquet-go keeps a row group's pages in memory until it writes
+		// them out: the transient peak is about one compressed row group.
+		bw = bufio.NewWriterSize(io.NewOffsetWriter(re.spill, base), 1<<20)
+		w = bw
+	}
+	n, err := re.copyRows(parquet.NewWriter(w, wopts...), pf.RowGroups()[i], first, rg.NumRows)
+	if err != nil {
+		return nil, err
+	}
+	if bw != nil {
+		if err := bw.Flush(); err != nil {
+			return nil, fmt.Errorf("spill: %w", err)
+		}
+	}
+	// The re-encoded rows now form a small Parquet file of their own: read
+	// its footer and splice its column chunks in.
+	var (
+		tmp     RangeReader
+		tmpSize int64
+	)
+	if spill {
+		end, err := re.spill.Seek(0, io.SeekEnd)
+		if err != nil {
+			return nil, fmt.Errorf("spill: %w", err)
+		}
+		tmpSize = end - base
+		re.spEnd = end
+		f := re.spill
+		tmp = RangeReaderFunc(func(_ context.Context, off, n int64) ([]byte, error) {
+			p := make([]byte, n)
+			k, err := f.ReadAt(p, base+off)
+			if k == len(p) {
+				err = nil
+			}
+			return p[:k], err
+		})
+	} else {
+		data := mem.Bytes()
+		tmpSize = int64(len(data))
+		tmp = RangeReaderFunc(func(_ context.Context, off, n int64) ([]byte, error) {
+			return data[off:min(off+n, int64(len(data)))], nil
+		})
+	}
+	tmd, tEnd, err := readFooter(re.ctx, tmp, tmpSize)
+	if err != nil {
+		return nil, fmt.Errorf("read back re-encoded rows: %w", err)
+	}
+	var kept []byte
+	if !spill {
+		// One right-sized copy of the chunks, so the writer's buffer can go.
+		kept = bytes.Clone(mem.Bytes()[:tEnd])
+	}
+	var out []format.RowGroup
+	var rows int64
+	for k := range tmd.RowGroups {
+		nrg := tmd.RowGroups[k]
+		nrg.SortingColumns = rg.SortingColumns // still sorted: rows only went away
+		nrg.TotalCompressedSize = 0
+		if len(nrg.Columns) != len(rg.Columns) {
+			return nil, fmt.Errorf("re-encoded rows have %d columns, want %d: %w", len(nrg.Columns), len(rg.Columns), ErrParquet)
+		}
+		for j := range nrg.Columns {
+			cc := &nrg.Columns[j]
+			if !slices.Equal(cc.MetaData.PathInSchema, rg.Columns[j].MetaData.PathInSchema) ||
+				cc.MetaData.Type != rg.Columns[j].MetaData.Type {
+				return nil, fmt.Errorf("re-encoded column %d is %v %v, want %v %v: %w", j,
+					cc.MetaData.PathInSchema, cc.MetaData.Type, rg.Columns[j].MetaData.PathInSchema, rg.Columns[j].MetaData.Type, ErrParquet)
+			}
+			start, end, err := chunkRange(cc, tEnd)
+			if err != nil {
+				return nil, fmt.Errorf("re-encoded rows: %w", err)
+			}
+			if j == 0 {
+				nrg.FileOffset = b.pos
+			}
+			moveChunk(cc, start, b.pos)
+			if spill {
+				b.add(segment{n: end - start, src: base + start, spilled: true})
+			} else {
+				b.add(segment{n: end - start, data: kept[start:end]})
+			}
+			nrg.TotalCompressedSize += end - start
+		}
+		rows += nrg.NumRows
+		out = append(out, nrg)
+	}
+	if rows != n {
+		return nil, fmt.Errorf("re-encoded %d rows, footer says %d: %w", n, rows, ErrParquet)
+	}
+	return out, nil
+}
+
+// copyRows writes the rows of rg that vec keeps to w, column by column,
+// closes w and returns the number of rows written. Going by column (decode
+// a column's values, drop those of deleted rows, encode the rest) avoids
+// assembling rows, which costs several times more.
+func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first, numRows int64) (int64, error) {
+	if got := rg.NumRows(); got != numRows {
+		return 0, fmt.Errorf("parquet-go sees %d rows, footer says %d: %w", got, numRows, ErrParquet)
+	}
+	var deleted []uint64
+	re.vec.ForEachInRange(uint64(first), uint64(first+numRows), func(r uint64) bool {
+		deleted = append(deleted, r)
+		return true
+	})
+	src, dst := rg.ColumnChunks(), w.ColumnWriters()
+	if len(src) != len(dst) {
+		return 0, fmt.Errorf("%d source columns, %d to write: %w", len(src), len(dst), ErrParquet)
+	}
+	// Columns are independent: re-encode them in parallel, each with its
+	// own reader and column writer.
+	type result struct {
+		rows, kept int64
+		err        error
+	}
+	results := make([]result, len(src))
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for j := range src {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			r := &results[j]
+			defer func() {
+				// parquet-go may panic on a malformed page: a bad file, not
+				// a reason to take the process down.
+				if p := recover(); p != nil {
+					r.err = fmt.Errorf("decoding failed: %v: %w", p, ErrParquet)
+				}
+				<-sem
+				wg.Done()
+			}()
+			r.rows, r.kept, r.err = re.copyColumn(dst[j], src[j], first, deleted)
+		}()
+	}
+	wg.Wait()
+	kept := int64(-1)
+	for j, r := range results {
+		rows, n, err := r.rows, r.kept, r.err
+		if err != nil {
+			return 0, fmt.Errorf("column %d: %w", j, err)
+		}
+		if rows != numRows {
+			return 0, fmt.Errorf("column %d holds %d rows, footer says %d: %w", j, rows, numRows, ErrParquet)
+		}
+		if kept >= 0 && n != kept {
+			return 0, fmt.Errorf("column %d kept %d rows, column 0 %d: %w", j, n, kept, ErrParquet)
+		}
+		kept = n
+	}
+	if err := w.Close(); err != nil {
+		return 0, fmt.Errorf("re-encode: %w", err)
+	}
+	return kept, nil
+}
+
+// copyColumn copies the values of one column chunk whose first row has
+// index first, without those of deleted rows (ascending), to dst. A value
+// with repetition level 0 starts a row. It returns the rows seen and kept.
+func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChunk, first int64, deleted []uint64) (rows, kept int64, err error) {
+	r := parquet.NewColumnChunkValueReader(src)
+	defer r.Close()
+	buf := make([]parquet.Value, 4096)
+	var pending []parquet.Value // kept values not written yet; may end inside a row
+	row := first - 1
+	drop := false
+	for {
+		if err := re.ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		n, rerr := r.ReadValues(buf)
+		for _, v := range buf[:n] {
+			if v.RepetitionLevel() == 0 {
+				row++
+				for len(deleted) > 0 && deleted[0] < uint64(row) {
+					deleted = deleted[1:]
+				}
+				drop = len(deleted) > 0 && deleted[0] == uint64(row)
+				if !drop {
+					kept++
+				}
+			}
+			if !drop {
+				pending = append(pending, v)
+			}
+		}
+		eof := rerr == io.EOF
+		if rerr != nil && !eof {
+			return 0, 0, fmt.Errorf("decode: %w (%w)", rerr, ErrParquet)
+		}
+		// Write whole rows only: hold back the last row, which may go on in
+		// the next batch (a row must not span two pages).
+		cut := len(pending)
+		if !eof {
+			for cut > 0 && pending[cut-1].RepetitionLevel() != 0 {
+				cut--
+			}
+			cut = max(cut-1, 0)
+		}
+		if cut > 0 {
+			if _, err := dst.WriteRowValues(pending[:cut]); err != nil {
+				return 0, 0, fmt.Errorf("encode: %w (%w)", err, ErrParquet)
+			}
+		}
+		// The held-back values point into the reader's buffers, which the
+		// next read reuses: keep copies.
+		rest := pending[cut:]
+		pending = pending[:0]
+		for _, v := range rest {
+			pending = append(pending, v.Clone())
+		}
+		if eof {
+			return row - first + 1, kept, nil
+		}
+		if n == 0 {
+			return 0, 0, fmt.Errorf("decode: no progress at row %d: %w", row, ErrParquet)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// A data file with a deletion vector is served as its filtered view
+// (dvfilter.View): valid Parquet without the deleted rows. The view is
+// built on the file's first lookup, which fixes its size; the root caches
+// views (dvfilter.Views, bounded) and sizes (by dvKey), and an open handle
+// keeps its view. Untouched row groups are read from the stored file
+// through the block cache, with read-ahead like plain files; re-encoded row
+// groups and the footer come from the view. A vector or data file that
+// cannot be used gives EIO and a log line naming the objects, never the
+// stored bytes.
+
+// dvStorage gives dvfilter the table's bytes: data files and relative
+// deletion vector files by path, absolute ones through AbsoluteReader.
+type dvStorage struct{ t Table }
+
+func (s dvStorage) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	return s.t.ReadRange(ctx, key, off, n)
+}
+
+type dvAbsStorage struct{ t Table }
+
+var errNoAbsolute = errors.New("deletion vectors at absolute paths are not readable from this table")
+
+func (s dvAbsStorage) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if strings.HasPrefix(key, "/") || action.IsExternal(key) { // a 'p' vector
+		ar, ok := s.t.(AbsoluteReader)
+		if !ok {
+			return nil, fmt.Errorf("%s: %w", key, errNoAbsolute)
+		}
+		return ar.ReadAbsolute(ctx, key, off, n)
+	}
+	return s.t.ReadRange(ctx, key, off, n)
+}
+
+func newDVViews(t Table, o Options) *dvfilter.Views {
+	return dvfilter.NewViews(dvStorage{t}, dvAbsStorage{t}, dvfilter.ViewsOptions{
+		CacheBytes: o.DVCacheBytes,
+		Build:      dvfilter.BuildOptions{SpillDir: o.CacheDir},
+	})
+}
+
+// dvKey names the view of a data file with a deletion vector.
+func dvKey(f *action.File) string { return f.Path + "\x00" + f.DV.UniqueID() }
+
+// prepare makes the node ready to report its attributes: for a file with a
+// deletion vector, it learns the filtered size (building the view unless
+// the size is cached).
+func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
+	if n.f.DV == nil {
+		return 0
+	}
+	if size, ok := n.root.dvSize.Get(dvKey(n.f)); ok {
+		n.size = size
+		return 0
+	}
+	v, errno := n.view(ctx)
+	if errno != 0 {
+		return errno
+	}
+	n.size = v.Size()
+	return 0
+}
+
+// view returns the filtered view of the node's file, logging a failure.
+func (n *fileNode) view(ctx context.Context) (*dvfilter.View, syscall.Errno) {
+	v, err := n.root.dv.Get(ctx, n.f)
+	if err != nil {
+		if !isCancel(err) {
+			n.root.logf("v%d/%s: cannot serve the file without its deleted rows: %v", n.version, n.f.Path, err)
+		}
+		return nil, readErrno(err)
+	}
+	n.root.dvSize.Set(dvKey(n.f), v.Size())
+	if n.size != v.Size() && n.size != max(n.f.Size, 0) {
+		// A rebuilt view differs from the one whose size the kernel has.
+		n.root.logf("v%d/%s: filtered size changed from %d to %d", n.version, n.f.Path, n.size, v.Size())
+		return nil, syscall.EIO
+	}
+	return v, 0
+}
+
+// blockSource reads ranges of the node's stored file through the block
+// cache.
+func (n *fileNode) blockSource() dvfilter.RangeReader {
+	return dvfilter.RangeReaderFunc(func(ctx context.Context, off, ln int64) ([]byte, error) {
+		r, path, size := n.root, n.f.Path, n.f.Size
+		end := min(off+ln, size)
+		if off < 0 || off >= end {
+			return nil, nil
+		}
+		bs := r.opts.BlockSize
+		buf := make([]byte, 0, end-off)
+		for b := off / bs; b*bs < end; b++ {
+			data, err := r.block(ctx, path, size, b)
+			if err != nil {
+				return nil, fmt.Errorf("object %q, bytes %d-%d: %w", path, b*bs, min((b+1)*bs, size), err)
+			}
+			lo, hi := max(off, b*bs)-b*bs, min(end, (b+1)*bs)-b*bs
+			buf = append(buf, data[lo:hi]...)
+		}
+		return buf, nil
+	})
+}
+
+// readDV serves a read of the filtered view.
+func (n *fileNode) readDV(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h, _ := fh.(*fileHandle)
+	var v *dvfilter.View
+	if h != nil && h.view != nil {
+		v = h.view
+	} else {
+		var errno syscall.Errno
+		if v, errno = n.view(ctx); errno != 0 {
+			return nil, errno
+		}
+	}
+	if off < 0 {
+		return nil, syscall.EINVAL
+	}
+	size := v.Size()
+	if off >= size || len(dest) == 0 {
+		return fuse.ReadResultData(nil), 0
+	}
+	end := min(off+int64(len(dest)), size)
+	buf := dest[:end-off]
+	if _, err := v.ReadAt(ctx, n.blockSource(), buf, off); err != nil {
+		if !isCancel(err) {
+			n.root.logf("read v%d/%s (filtered view, bytes %d-%d): %v", n.version, n.f.Path, off, end, err)
+		}
+		return nil, readErrno(err)
+	}
+	if h != nil && n.root.opts.ReadAhead > 0 {
+		bs := n.root.opts.BlockSize
+		if from, to := h.advance(off, end, bs, n.root.opts.ReadAhead); from < to {
+			if src, ok := v.SourceOffset(min(from*bs, size-1)); ok {
+				n.root.readAhead(n.f.Path, n.f.Size, src/bs, src/bs+(to-from))
+			}
+		}
+	}
+	return fuse.ReadResultData(buf), 0
+}

@@ -1,0 +1,55 @@
+package action
+
+import (
+	"strings"
+	"testing"
+)
+
+func FuzzParseLines(f *testing.F) {
+	f.Add([]byte(`{"add":{"path":"a%20b.parquet","partitionValues":{"x":null},"size":1,"modificationTime":2,"dataChange":true,"stats":"{\"numRecords\":3}","deletionVector":{"storageType":"u","pathOrInlineDv":"ab^-aqEH.-t@S}K{vb[*k^","offset":1,"sizeInBytes":36,"cardinality":2}}}` + "\n" + `{"remove":{"path":"b","deletionTimestamp":1,"dataChange":true}}`))
+	f.Add([]byte(`{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["v2Checkpoint"]}}` + "\n\n" + `{"unknownAction":{}}`))
+	f.Add([]byte(`{"metaData":{"id":"x","format":{"provider":"parquet"},"schemaString":"{}","partitionColumns":[]}}`))
+	f.Add([]byte("{\"add\":"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := 0
+		err := ParseLines(data, func(a *Action) error {
+			n++
+			if a.Add != nil {
+				if a.Add.Path == "" {
+					t.Fatal("add without path accepted")
+				}
+				FileOf(a.Add, "file:///t", nil)
+				NumRecords([]byte(a.Add.Stats))
+				a.Add.DeletionVector.UniqueID()
+			}
+			return nil
+		})
+		if err == nil && n > strings.Count(string(data), "\n")+1 {
+			t.Fatalf("%d actions from %d lines", n, strings.Count(string(data), "\n")+1)
+		}
+	})
+}
+
+func FuzzCleanPath(f *testing.F) {
+	for _, s := range []string{"a/b.parquet", "a%20b", "../x", "file:///t/a", "/t/a", "s3://b/k", "a//b", "%2e%2e/x", "x=a:b/c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		p, err := CleanPath(raw, "file:///t")
+		if err != nil {
+			return
+		}
+		if IsExternal(p) {
+			return
+		}
+		// A relative result never climbs out of the root.
+		if p == "" || p[0] == '/' || strings.HasSuffix(p, "/") {
+			t.Fatalf("CleanPath(%q) = %q", raw, p)
+		}
+		for _, elem := range strings.Split(p, "/") {
+			if elem == "" || elem == "." || elem == ".." {
+				t.Fatalf("CleanPath(%q) = %q has element %q", raw, p, elem)
+			}
+		}
+	})
+}

@@ -1,0 +1,367 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// deltafsBin is the built CLI: $DELTAFS_BIN, else ../bin/deltafs. The test
+// skips, loudly, when it is absent.
+func deltafsBin(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("DELTAFS_BIN")
+	if p == "" {
+		p = filepath.Join("..", "bin", "deltafs")
+	}
+	abs, err := filepath.Abs(p)
+	if err == nil {
+		var info os.FileInfo
+		if info, err = os.Stat(abs); err == nil && info.Mode()&0o111 == 0 {
+			err = errors.New("not executable")
+		}
+	}
+	if err != nil {
+		t.Skipf("SKIPPING: deltafs binary not found at %s (run `make build` or set DELTAFS_BIN): %v", p, err)
+	}
+	return abs
+}
+
+// isMounted reports whether /proc/mounts lists dir as a mount target.
+func isMounted(t *testing.T, dir string) bool {
+	t.Helper()
+	data, err := os.ReadFile("/proc/mounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		target = dir
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) >= 2 && unescapeMount(fields[1]) == target {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeMount undoes /proc/mounts' octal escapes (\040 for a space...).
+func unescapeMount(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// mountProc is one `deltafs mount` process.
+type mountProc struct {
+	cmd    *exec.Cmd
+	dir    string
+	stderr *lockedBuffer
+	lines  chan string // stdout, line by line; closed at EOF
+
+	mu  sync.Mutex
+	out []string // GUARDED_BY(mu): every stdout line so far
+}
+
+func startMount(t *testing.T, bin, table, dir string, extra ...string) *mountProc {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"mount", table, dir}, extra...)...)
+	p := &mountProc{cmd: cmd, dir: dir, stderr: &lockedBuffer{}, lines: make(chan string, 100)}
+	cmd.Stderr = p.stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.out = append(p.out, sc.Text())
+			p.mu.Unlock()
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_, _ = cmd.Process.Wait()
+		}
+		if isMounted(t, dir) {
+			t.Errorf("%s still mounted at cleanup; detaching it", dir)
+			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
+		}
+	})
+	return p
+}
+
+func (p *mountProc) stdout() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.out, "\n")
+}
+
+// waitReady waits for the "ready" line; false if the process ended first or
+// the wait timed out.
+func (p *mountProc) waitReady(d time.Duration) (string, bool) {
+	timeout := time.After(d)
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				return "", false
+			}
+			if strings.HasPrefix(line, "ready") {
+				return line, true
+			}
+		case <-timeout:
+			return "", false
+		}
+	}
+}
+
+// wait waits for the process to exit, killing it after d.
+func (p *mountProc) wait(d time.Duration) (exitCode int, timedOut bool) {
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		_ = p.cmd.Process.Kill()
+		<-done
+		timedOut = true
+	}
+	return p.cmd.ProcessState.ExitCode(), timedOut
+}
+
+// TestMountBinarySignals runs `deltafs mount`, waits for its ready line,
+// uses the mount, then sends SIGTERM (and, in a second run, SIGINT): the
+// process must exit 0 and leave nothing in /proc/mounts.
+func TestMountBinarySignals(t *testing.T) {
+	requireFUSE(t)
+	bin := deltafsBin(t)
+	table := filepath.Join(TestdataDir(t), "dat/reader_tests/generated/basic_partitioned/delta")
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			p := startMount(t, bin, table, dir)
+			line, ok := p.waitReady(30 * time.Second)
+			if !ok {
+				code, _ := p.wait(10 * time.Second)
+				t.Fatalf("no ready line; exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout(), p.stderr.String())
+			}
+			t.Logf("%s", line)
+			if !isMounted(t, dir) {
+				t.Fatalf("ready printed but %s is not in /proc/mounts", dir)
+			}
+			if got := readlink(t, filepath.Join(dir, "latest")); got != "v/1" {
+				t.Errorf("latest -> %q, want v/1", got)
+			}
+			if names, err := walkFiles(filepath.Join(dir, "latest")); err != nil || len(names) != 6 {
+				t.Errorf("latest: %d files (want 6), %v", len(names), err)
+			}
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			code, timedOut := p.wait(15 * time.Second)
+			if timedOut {
+				t.Fatalf("deltafs did not exit within 15s of %v; stderr:\n%s", sig, p.stderr.String())
+			}
+			if code != 0 {
+				t.Errorf("exit status %d after %v, want 0; stderr:\n%s", code, sig, p.stderr.String())
+			}
+			if isMounted(t, dir) {
+				t.Errorf("%s still mounted after deltafs exited", dir)
+			}
+		})
+	}
+}
+
+// TestMountBinaryRefusesTables runs `deltafs mount` on every table deltafs
+// must refuse (oracle_test.go's refusedTables and negativeReasons): a non-zero
+// exit, no ready line, nothing mounted, and an error that says why (for
+// simple_table_features, the unknown reader feature "blahabl").
+func TestMountBinaryRefusesTables(t *testing.T) {
+	requireFUSE(t)
+	bin := deltafsBin(t)
+	data := TestdataDir(t)
+	want := map[string]string{}
+	for table, reason := range refusedTables {
+		want[table] = reason
+	}
+	for table, reason := range negativeReasons {
+		want[table] = reason
+	}
+	if want["delta-rs/data/simple_table_features"] != "blahabl" {
+		t.Fatal("refusedTables no longer expects simple_table_features to be refused for blahabl")
+	}
+	for table, reason := range want {
+		t.Run(table, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, "mount", filepath.Join(data, table), dir)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+				t.Errorf("want a non-zero exit, got %v", err)
+			}
+			if strings.Contains(stdout.String(), "ready") {
+				t.Errorf("printed ready for a table it must refuse:\n%s", stdout.String())
+			}
+			if !strings.Contains(stderr.String(), reason) {
+				t.Errorf("stderr does not name %q:\n%s", reason, stderr.String())
+			}
+			if isMounted(t, dir) {
+				t.Errorf("%s mounted although the table was refused", dir)
+				_ = syscall.Unmount(dir, syscall.MNT_DETACH)
+			}
+		})
+	}
+}
+
+// TestMountBinarySignalWhileBusy sends SIGTERM while a file of the mount is
+// open (as when a shell sits in the mount or a reader is mid-file): deltafs
+// must still exit 0 and leave no mount behind, rather than a dead one
+// ("Transport endpoint is not connected").
+func TestMountBinarySignalWhileBusy(t *testing.T) {
+	requireFUSE(t)
+	bin := deltafsBin(t)
+	table := filepath.Join(TestdataDir(t), "dat/reader_tests/generated/basic_append/delta")
+	dir := t.TempDir()
+	p := startMount(t, bin, table, dir)
+	if _, ok := p.waitReady(30 * time.Second); !ok {
+		code, _ := p.wait(10 * time.Second)
+		t.Fatalf("no ready line; exit %d\nstderr:\n%s", code, p.stderr.String())
+	}
+	names, err := walkFiles(filepath.Join(dir, "latest"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("latest: %v %v", names, err)
+	}
+	f, err := os.Open(filepath.Join(dir, "latest", names[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	code, timedOut := p.wait(15 * time.Second)
+	if timedOut {
+		t.Fatalf("deltafs did not exit within 15s of SIGTERM with a file open; stderr:\n%s", p.stderr.String())
+	}
+	if code != 0 {
+		t.Errorf("exit status %d after SIGTERM with a file open, want 0; stderr:\n%s", code, p.stderr.String())
+	}
+	if isMounted(t, dir) {
+		t.Errorf("%s still mounted after deltafs exited (a file was open)", dir)
+	}
+}
+
+// TestMountBinaryDemo runs `deltafs demo DIR`: it must write the sample
+// table, mount it at DIR/mnt with the versions the tour talks about, and
+// stop cleanly on SIGINT (Ctrl-C).
+func TestMountBinaryDemo(t *testing.T) {
+	requireFUSE(t)
+	bin := deltafsBin(t)
+	dir := t.TempDir()
+	mnt := filepath.Join(dir, "mnt")
+	cmd := exec.Command(bin, "demo", dir)
+	p := &mountProc{cmd: cmd, dir: mnt, stderr: &lockedBuffer{}, lines: make(chan string, 100)}
+	cmd.Stderr = p.stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_, _ = cmd.Process.Wait()
+		}
+		if isMounted(t, mnt) {
+			_ = syscall.Unmount(mnt, syscall.MNT_DETACH)
+		}
+	})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.out = append(p.out, sc.Text())
+			p.mu.Unlock()
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	if _, ok := p.waitReady(60 * time.Second); !ok {
+		code, _ := p.wait(10 * time.Second)
+		t.Fatalf("demo: no ready line; exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout(), p.stderr.String())
+	}
+	if !waitFor(5*time.Second, func() bool { return strings.Contains(p.stdout(), "Ctrl-C") }) {
+		t.Errorf("demo printed no tour after ready:\n%s", p.stdout())
+	}
+	if got := readlink(t, filepath.Join(mnt, "latest")); got != "v/5" {
+		t.Errorf("latest -> %q, want v/5", got)
+	}
+	want := map[string][]string{
+		"v/0":    {"date=2024-01-01/part-00000.parquet", "date=2024-01-02/part-00000.parquet"},
+		"v/3":    {"date=2024-01-02/part-00000.parquet", "date=2024-01-03/part-00000.parquet", "date=2024-01-03/part-00001.parquet"},
+		"latest": {"date=2024-01-02/part-00000.parquet", "date=2024-01-03/part-00002.parquet", "date=2024-01-04/part-00000.parquet"},
+	}
+	for v, files := range want {
+		got, err := walkFiles(filepath.Join(mnt, v))
+		if err != nil || !sameStrings(got, files) {
+			t.Errorf("%s: got %q (%v), want %q", v, got, err, files)
+		}
+	}
+	// The removed file is still in the table's folder, but only v/0..v/2 show it.
+	if _, err := os.Stat(filepath.Join(dir, "table", "date=2024-01-01", "part-00000.parquet")); err != nil {
+		t.Errorf("the DELETEd file should stay on disk: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "table", "_delta_log", "00000000000000000003.checkpoint.parquet")); err != nil {
+		t.Errorf("no checkpoint: %v", err)
+	}
+	hist, err := os.ReadFile(filepath.Join(mnt, "history.jsonl"))
+	if err != nil || strings.Count(string(hist), "\n") != 6 {
+		t.Errorf("history.jsonl: %v\n%s", err, hist)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code, timedOut := p.wait(15 * time.Second)
+	if timedOut || code != 0 {
+		t.Errorf("demo after SIGINT: exit %d (timed out: %v), want 0; stderr:\n%s", code, timedOut, p.stderr.String())
+	}
+	if isMounted(t, mnt) {
+		t.Errorf("%s still mounted after the demo exited", mnt)
+	}
+}

@@ -1,0 +1,227 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/versions"
+)
+
+// mountTable is the test's adapter from a versions.Table and its store to
+// fs.Table, the same shape as cmd/deltafs's (package main, so not
+// importable).
+type mountTable struct {
+	*versions.Table
+	st *blobstore.Store
+}
+
+func (m mountTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
+	if action.IsExternal(path) {
+		return nil, fmt.Errorf("%s lies outside the table root", path)
+	}
+	return m.st.ReadRange(ctx, path, off, n)
+}
+
+func (m mountTable) History(ctx context.Context) ([]fs.HistoryEntry, error) {
+	h, err := m.Table.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fs.HistoryEntry, len(h))
+	for i, c := range h {
+		out[i] = fs.HistoryEntry{Version: c.Version, Timestamp: c.Timestamp, Operation: c.Operation, Files: c.Files}
+	}
+	return out, nil
+}
+
+// lockedBuffer collects the mount's log lines; the mount logs from its own
+// goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// liveMount is a table mounted in-process for one test.
+type liveMount struct {
+	dir   string // the mountpoint
+	table *versions.Table
+	logs  *lockedBuffer
+}
+
+// requireFUSE skips, loudly, where no FUSE mount can be made.
+func requireFUSE(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skipf("SKIPPING FUSE MOUNT TEST: /dev/fuse unavailable: %v", err)
+	}
+}
+
+// mountForTest opens the table at location and mounts it with fs.Mount in a
+// fresh temp dir; it is unmounted when the test ends.
+func mountForTest(t testing.TB, location string, opts fs.Options) *liveMount {
+	t.Helper()
+	requireFUSE(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := blobstore.Open(ctx, location)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	tbl, err := versions.Open(ctx, st, versions.Options{})
+	if err != nil {
+		cancel()
+		st.Close()
+		t.Fatalf("open %s: %v", location, err)
+	}
+	logs := &lockedBuffer{}
+	if opts.Logger == nil {
+		opts.Logger = log.New(logs, "", 0)
+	}
+	dir := t.TempDir()
+	srv, err := fs.Mount(ctx, dir, mountTable{tbl, st}, opts)
+	if err != nil {
+		cancel()
+		st.Close()
+		t.Fatalf("mount %s: %v", location, err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Unmount(); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+		cancel()
+		st.Close()
+		if t.Failed() {
+			t.Logf("mount log:\n%s", logs.String())
+		}
+	})
+	return &liveMount{dir: dir, table: tbl, logs: logs}
+}
+
+// walkFiles returns the regular files under dir (a symlink such as latest
+// is followed first), as slash-separated paths relative to dir, sorted.
+// Only directory entries are read, nothing is stat'ed. Anything that is
+// neither a regular file nor a directory is an error.
+func walkFiles(dir string) ([]string, error) {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	err = filepath.WalkDir(root, func(p string, d iofs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: unexpected type %v", rel, d.Type())
+		}
+		names = append(names, rel)
+		return nil
+	})
+	sort.Strings(names)
+	return names, err
+}
+
+// readlink is os.Readlink that fails the test on error.
+func readlink(t testing.TB, path string) string {
+	t.Helper()
+	s, err := os.Readlink(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// waitFor polls cond every 20ms for up to d, and says whether it became true.
+func waitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// copyTree copies the directory src to dst (regular files and dirs only).
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d iofs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		return copyFile(p, target)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// sameStrings reports whether two sorted lists are equal.
+func sameStrings(a, b []string) bool {
+	return strings.Join(a, "\x00") == strings.Join(b, "\x00")
+}
