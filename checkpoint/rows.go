@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -69,9 +70,12 @@ type rowGroup struct {
 	leaves map[*parquet.Column]*leaf
 	opts   Options
 	parts  map[string]*action.Partition
-	dv     dvCursors
-	key    []byte
-	values []action.PartitionValue
+	// lastKey and lastPart are the previous row's partition.
+	lastKey  []byte
+	lastPart *action.Partition
+	dv       dvCursors
+	key      []byte
+	values   []action.PartitionValue
 }
 
 func (g *rowGroup) cur(col *parquet.Column) *cursor { return newCursor(g.leaves[col]) }
@@ -209,7 +213,14 @@ func (g *rowGroup) partition(keys, vals *repCursor, i int) *action.Partition {
 	if len(g.key) == 0 {
 		return nil
 	}
+	// Rows of one partition usually come together: compare with the row
+	// before first, which is cheaper than hashing.
+	if g.lastPart != nil && bytes.Equal(g.key, g.lastKey) {
+		return g.lastPart
+	}
+	g.lastKey = append(g.lastKey[:0], g.key...)
 	if p, ok := g.parts[string(g.key)]; ok {
+		g.lastPart = p
 		return p
 	}
 	var values []action.PartitionValue
@@ -229,5 +240,6 @@ func (g *rowGroup) partition(keys, vals *repCursor, i int) *action.Partition {
 	action.SortPartitionValues(values)
 	p := &action.Partition{Values: values}
 	g.parts[string(g.key)] = p
+	g.lastPart = p
 	return p
 }
