@@ -33,6 +33,11 @@ type leaf struct {
 	// dictionary-encoded column allocates one string per distinct value.
 	dict     parquet.Dictionary
 	dictStrs []string
+	// codes holds, while every page so far was dictionary-encoded with one
+	// dictionary, each value's dictionary index: equal codes are equal
+	// values, which makes partition interning a lookup of small numbers.
+	codes      []int32
+	codesValid bool
 }
 
 // present reports whether entry i holds a value.
@@ -118,7 +123,17 @@ func (l *leaf) addPage(page parquet.Page, kind parquet.Kind) error {
 		dict = page.Dictionary().Page().Data()
 	}
 	if indexed && kind == parquet.ByteArray {
-		return l.addDictStrings(l.dictionary(page.Dictionary()), data.Int32())
+		first := l.dict == nil
+		strs := l.dictionary(page.Dictionary())
+		if first {
+			l.codesValid = len(l.strs) == 0
+		} else if l.dict != page.Dictionary() {
+			l.codesValid = false
+		}
+		return l.addDictStrings(strs, data.Int32())
+	}
+	if kind == parquet.ByteArray {
+		l.codesValid, l.codes = false, nil
 	}
 	switch kind {
 	case parquet.ByteArray:
@@ -180,6 +195,9 @@ func (l *leaf) addDictStrings(strs []string, indexes []int32) error {
 			l.ints = append(l.ints, action.NumRecords([]byte(strs[i])))
 		} else {
 			l.strs = append(l.strs, strs[i])
+			if l.codesValid {
+				l.codes = append(l.codes, i)
+			}
 		}
 	}
 	return nil
@@ -190,6 +208,9 @@ func (l *leaf) addDictStrings(strs []string, indexes []int32) error {
 func (l *leaf) dictionary(d parquet.Dictionary) []string {
 	if d == l.dict {
 		return l.dictStrs
+	}
+	if l.dict != nil {
+		l.codesValid, l.codes = false, nil // a second dictionary: codes clash
 	}
 	values := d.Page().Data()
 	data, offs := values.ByteArray()

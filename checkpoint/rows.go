@@ -73,9 +73,11 @@ type rowGroup struct {
 	// lastKey and lastPart are the previous row's partition.
 	lastKey  []byte
 	lastPart *action.Partition
-	dv       dvCursors
-	key      []byte
-	values   []action.PartitionValue
+	// partCodes interns partitions by their dictionary codes.
+	partCodes map[uint64]*action.Partition
+	dv        dvCursors
+	key       []byte
+	values    []action.PartitionValue
 }
 
 func (g *rowGroup) cur(col *parquet.Column) *cursor { return newCursor(g.leaves[col]) }
@@ -194,6 +196,50 @@ func (d dvCursors) at(i int) *action.DeletionVector {
 func (g *rowGroup) partition(keys, vals *repCursor, i int) *action.Partition {
 	ks, ke, kv := keys.rowAt(i)
 	_, _, vv := vals.rowAt(i)
+	if code, ok := partitionCode(keys, vals, ks, ke, kv, vv); ok {
+		if p, ok := g.partCodes[code]; ok {
+			return p
+		}
+		p := g.partitionOf(keys, vals, ks, ke, kv, vv)
+		if g.partCodes == nil {
+			g.partCodes = map[uint64]*action.Partition{}
+		}
+		g.partCodes[code] = p
+		return p
+	}
+	return g.partitionOf(keys, vals, ks, ke, kv, vv)
+}
+
+// partitionCode packs a row's partition entries into a number when both
+// columns are dictionary-encoded, there are at most two entries and their
+// dictionary indexes fit 15 bits: an exact key, no hashing of strings.
+func partitionCode(keys, vals *repCursor, ks, ke, kv, vv int) (uint64, bool) {
+	if !keys.l.codesValid || !vals.l.codesValid || ke-ks > 2 {
+		return 0, false
+	}
+	var code uint64
+	for j, k, v := ks, kv, vv; j < ke; j++ {
+		code <<= 32
+		if !keys.l.present(j) {
+			continue // an empty map: all zero
+		}
+		kc := uint64(keys.l.codes[k])
+		k++
+		vc := uint64(0) // null value
+		if vals.l.present(j) {
+			vc = uint64(vals.l.codes[v]) + 1
+			v++
+		}
+		if kc >= 1<<15 || vc >= 1<<15 {
+			return 0, false
+		}
+		code |= (kc+1)<<16 | vc
+	}
+	return code, true
+}
+
+// partitionOf interns a row's partition by its strings.
+func (g *rowGroup) partitionOf(keys, vals *repCursor, ks, ke, kv, vv int) *action.Partition {
 	g.key = g.key[:0]
 	for j, k, v := ks, kv, vv; j < ke; j++ {
 		if !keys.l.present(j) {
