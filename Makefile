@@ -50,6 +50,19 @@ test: fuse venv build
 	@$(call timed,fuzz,$(MAKE) --no-print-directory fuzz)
 	@$(call timed,pytest,$(MAKE) --no-print-directory pytest)
 
+## servers: the object-store servers the Go object-store tests (blobstore/, tests/)
+## run deltafs against: versitygw (S3), fake-gcs-server (GCS), Azurite (Azure Blob).
+## Installed once into .cache/servers by tests/servers/install.sh (go install and
+## npm, pinned versions; skipped when already there). The tests start and stop the
+## servers themselves, and install them on first use if this was not run.
+.PHONY: servers servers-clean
+servers:
+	@$(call timed,servers,bash tests/servers/install.sh)
+
+## servers-clean: remove the installed servers.
+servers-clean:
+	rm -rf .cache/servers
+
 ## gotest: only the Go tests (no fuzzing, no Python).
 gotest:
 	$(GO) test -race -count=1 ./...

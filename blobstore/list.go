@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/storage"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 )
@@ -16,7 +17,7 @@ const pageSize = 1000
 // List calls fn, in key order, for every object directly under dir (a
 // "folder" such as "_delta_log/") whose key sorts after startAfter. Listing
 // starts at startAfter on stores that can (S3 StartAfter, GCS StartOffset,
-// the key-valued page tokens of file:// and mem://);
+// Azure startFrom, the key-valued page tokens of file:// and mem://);
 // elsewhere it filters, which is correct but reads the earlier pages too.
 // Sub-folders are not descended into. fn returning false stops the listing.
 func (s *Store) List(ctx context.Context, dir, startAfter string, fn func(Object) bool) error {
@@ -44,20 +45,47 @@ func (s *Store) List(ctx context.Context, dir, startAfter string, fn func(Object
 
 func (s *Store) listOptions(dir, startAfter string) *blob.ListOptions {
 	opts := &blob.ListOptions{Prefix: dir, Delimiter: "/"}
-	if startAfter != "" {
+	// The driver sees full keys: a table root inside a bucket
+	// (blob.PrefixedBucket) adds its prefix to Prefix, not to these.
+	full := s.prefix + startAfter
+	if startAfter != "" && plainKey(s.scheme, full) {
 		opts.BeforeList = func(as func(any) bool) error {
 			var s3in *s3.ListObjectsV2Input
 			if as(&s3in) {
-				s3in.StartAfter = &startAfter
+				s3in.StartAfter = &full
 			}
 			var q *storage.Query
 			if as(&q) {
-				q.StartOffset = startAfter + "\x00"
+				q.StartOffset = full + "\x00"
+			}
+			var az *container.ListBlobsHierarchyOptions
+			if as(&az) {
+				az.StartFrom = &full // inclusive: List and ListPage drop the key itself
 			}
 			return nil
 		}
 	}
 	return opts
+}
+
+// plainKey reports whether the driver of scheme stores key unchanged. The
+// drivers hex-escape some keys (all: control characters, "../", text that
+// looks like an escape; azblob also '"', '#', '%', '?', '\\'), and a start
+// key is compared with the stored, escaped keys: for any other key, listing
+// falls back to filtering.
+func plainKey(scheme, key string) bool {
+	if strings.Contains(key, "../") || strings.Contains(key, "__0x") {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case c < 0x20, c == 0x7f:
+			return false
+		case scheme == "azblob" && strings.IndexByte(`"#%?\`, c) >= 0:
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Store) firstToken(startAfter string) []byte {

@@ -34,6 +34,7 @@ type Store struct {
 	bucket   *blob.Bucket
 	location string
 	scheme   string
+	prefix   string        // key prefix of a table root inside a bucket ("tables/t/"), for list-from
 	latency  time.Duration // injected before every request (tests, benchmarks)
 	counts   counters
 }
@@ -52,13 +53,15 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 		if err != nil {
 			return nil, err
 		}
-		location = "file://" + filepath.ToSlash(abs)
+		// Escaped, so that a '%', '#' or '?' in a folder name survives.
+		location = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 	}
 	u, err := url.Parse(location)
 	if err != nil {
 		return nil, fmt.Errorf("table location %q: %w", location, err)
 	}
 	var b *blob.Bucket
+	var keyPrefix string
 	switch u.Scheme {
 	case "file":
 		b, err = fileblob.OpenBucket(filepath.FromSlash(u.Path), nil)
@@ -69,7 +72,8 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 		u.Path = ""
 		b, err = blob.OpenBucket(ctx, u.String())
 		if err == nil && prefix != "" {
-			b = blob.PrefixedBucket(b, prefix+"/")
+			keyPrefix = prefix + "/"
+			b = blob.PrefixedBucket(b, keyPrefix)
 		}
 	default:
 		return nil, fmt.Errorf("table location %q: unsupported scheme %q (use a path, file://, mem://, s3://, gs:// or azblob://)", location, u.Scheme)
@@ -77,7 +81,7 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", location, err)
 	}
-	s := &Store{bucket: b, location: strings.TrimSuffix(location, "/"), scheme: u.Scheme}
+	s := &Store{bucket: b, location: strings.TrimSuffix(location, "/"), scheme: u.Scheme, prefix: keyPrefix}
 	for _, o := range opts {
 		o(s)
 	}
@@ -172,7 +176,17 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 
 func (s *Store) wrap(key string, err error) error {
 	if gcerrors.Code(err) == gcerrors.NotFound {
-		return fmt.Errorf("%s/%s: %w", s.location, key, ErrNotFound)
+		return fmt.Errorf("%s: %w", s.objectURL(key), ErrNotFound)
 	}
-	return fmt.Errorf("%s/%s: %w", s.location, key, err)
+	return fmt.Errorf("%s: %w", s.objectURL(key), err)
+}
+
+// objectURL names an object in messages: the table root with the key
+// appended to its path, before any query string (s3://b/t/KEY?endpoint=...).
+func (s *Store) objectURL(key string) string {
+	root, query, ok := strings.Cut(s.location, "?")
+	if !ok {
+		return root + "/" + key
+	}
+	return strings.TrimSuffix(root, "/") + "/" + key + "?" + query
 }

@@ -132,6 +132,10 @@ func relativePath(s string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("UUID %q: %v: %w", enc, err, ErrInvalidDescriptor)
 	}
+	if len(raw) != 16 {
+		// The '#' tail form of Z85 can shorten 20 characters.
+		return "", fmt.Errorf("UUID %q decodes to %d bytes, not 16: %w", enc, len(raw), ErrInvalidDescriptor)
+	}
 	if err := checkPrefix(prefix); err != nil {
 		return "", err
 	}

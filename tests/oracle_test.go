@@ -3,7 +3,8 @@ package tests
 import (
 	"context"
 	"errors"
-	"os"
+	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/parquet-go/parquet-go"
 )
@@ -83,11 +85,19 @@ func TestOracle(t *testing.T) {
 }
 
 func checkTable(t *testing.T, path string, it InventoryTable, refused bool, reason string) {
-	ctx := context.Background()
-	st, err := blobstore.Open(ctx, path)
+	st, err := blobstore.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer st.Close()
+	checkStore(t, st, it, refused, reason)
+}
+
+// checkStore is checkTable on an opened store (a local folder, or a copy of
+// the table in an object store): versions, live files and visible rows,
+// reading data file footers through st.
+func checkStore(t *testing.T, st *blobstore.Store, it InventoryTable, refused bool, reason string) {
+	ctx := context.Background()
 	table, err := versions.Open(ctx, st, versions.Options{})
 	if err != nil {
 		if refused && strings.Contains(err.Error(), reason) {
@@ -148,8 +158,8 @@ func checkTable(t *testing.T, path string, it InventoryTable, refused bool, reas
 		for _, f := range snap.Files {
 			n, ok := footers[f.Path]
 			if !ok {
-				n, err = footerRows(filepath.Join(path, filepath.FromSlash(f.Path)))
-				if errors.Is(err, os.ErrNotExist) {
+				n, err = footerRows(ctx, st, f.Path)
+				if errors.Is(err, blobstore.ErrNotFound) {
 					complete = false
 					break
 				}
@@ -180,20 +190,36 @@ func lenFiles(s *replay.Snapshot) int {
 	return len(s.Files)
 }
 
-// footerRows reads the row count from a Parquet file's footer.
-func footerRows(path string) (int64, error) {
-	f, err := os.Open(path)
+// footerRows reads the row count from a Parquet file's footer. A path that
+// is an absolute URI is not in the table's folder: it counts as absent.
+func footerRows(ctx context.Context, st *blobstore.Store, path string) (int64, error) {
+	if action.IsExternal(path) {
+		return 0, fmt.Errorf("%s: %w", path, blobstore.ErrNotFound)
+	}
+	info, err := st.Stat(ctx, path)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	r := storeReaderAt{ctx: ctx, st: st, key: path}
+	pf, err := parquet.OpenFile(r, info.Size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return 0, err
 	}
 	return pf.NumRows(), nil
+}
+
+// storeReaderAt reads one object through ranged reads.
+type storeReaderAt struct {
+	ctx context.Context
+	st  *blobstore.Store
+	key string
+}
+
+func (r storeReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	data, err := r.st.ReadRange(r.ctx, r.key, off, int64(len(p)))
+	n := copy(p, data)
+	if err == nil && n < len(p) {
+		err = io.EOF
+	}
+	return n, err
 }

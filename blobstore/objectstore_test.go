@@ -1,0 +1,243 @@
+package blobstore_test
+
+// Tests of blobstore against real object-store servers on 127.0.0.1
+// (tests/servers): ranged reads, NotFound mapping, listing from a key, and
+// that listing from a key really starts there (one page, not all of them).
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/tests/servers"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	servers.StopAll()
+	os.Exit(code)
+}
+
+// storeCase is one kind of store the tests run against.
+type storeCase struct {
+	name string
+	// open returns a store rooted at prefix (a fresh, empty table root).
+	open func(t *testing.T, prefix string) *blobstore.Store
+	// listsFrom: the store starts a listing at a key (S3 StartAfter, GCS
+	// StartOffset, Azure startFrom, file/mem page tokens).
+	listsFrom bool
+}
+
+func storeCases() []storeCase {
+	cases := []storeCase{
+		{name: "file", listsFrom: true, open: func(t *testing.T, prefix string) *blobstore.Store {
+			return mustOpen(t, t.TempDir())
+		}},
+		{name: "mem", listsFrom: true, open: func(t *testing.T, prefix string) *blobstore.Store {
+			return mustOpen(t, "mem://")
+		}},
+	}
+	for _, name := range servers.All {
+		cases = append(cases, storeCase{name: name, listsFrom: true,
+			open: func(t *testing.T, prefix string) *blobstore.Store {
+				srv := servers.Start(t, name)
+				return mustOpen(t, srv.Location(fmt.Sprintf("%s-%d/%s", prefix, time.Now().UnixNano(), t.Name())))
+			}})
+	}
+	return cases
+}
+
+func mustOpen(t *testing.T, location string) *blobstore.Store {
+	t.Helper()
+	st, err := blobstore.Open(context.Background(), location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestObjectStoreReads(t *testing.T) {
+	for _, c := range storeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st := c.open(t, "reads")
+			data := make([]byte, 100_000)
+			for i := range data {
+				data[i] = byte(i*7 + i/251)
+			}
+			keys := []string{"part-0001.parquet", "date=2024-01-01/part 0002 %20#?.parquet", "_delta_log/00000000000000000000.json"}
+			for _, k := range keys {
+				if err := st.Write(ctx, k, data); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, k := range keys {
+				got, err := st.Read(ctx, k)
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("Read %q: %d bytes, %v", k, len(got), err)
+				}
+				for _, r := range [][2]int64{{0, 10}, {12_345, 4096}, {99_990, 10}, {99_990, 100}, {0, 100_000}} {
+					got, err := st.ReadRange(ctx, k, r[0], r[1])
+					want := data[r[0]:min(r[0]+r[1], int64(len(data)))]
+					if err != nil || !bytes.Equal(got, want) {
+						t.Errorf("ReadRange %q %d+%d: got %d bytes (want %d), %v", k, r[0], r[1], len(got), len(want), err)
+					}
+				}
+				o, err := st.Stat(ctx, k)
+				if err != nil || o.Size != int64(len(data)) || o.ModTime.IsZero() {
+					t.Errorf("Stat %q: %+v, %v", k, o, err)
+				}
+			}
+			const missing = "_delta_log/_last_checkpoint"
+			if _, err := st.Read(ctx, missing); !errors.Is(err, blobstore.ErrNotFound) {
+				t.Errorf("Read of a missing object: want ErrNotFound, got %v", err)
+			} else if strings.Contains(err.Error(), "?") && !strings.Contains(err.Error(), missing+"?") {
+				t.Errorf("error names the object badly: %v", err)
+			}
+			if _, err := st.ReadRange(ctx, missing, 10, 10); !errors.Is(err, blobstore.ErrNotFound) {
+				t.Errorf("ReadRange of a missing object: want ErrNotFound, got %v", err)
+			}
+			if _, err := st.Stat(ctx, missing); !errors.Is(err, blobstore.ErrNotFound) {
+				t.Errorf("Stat of a missing object: want ErrNotFound, got %v", err)
+			}
+		})
+	}
+}
+
+// commitKey is the key of a Delta commit.
+func commitKey(v int) string { return fmt.Sprintf("_delta_log/%020d.json", v) }
+
+// TestObjectStoreListFrom writes a log of 2,100 commits (plus a checkpoint,
+// a sidecar folder and data files beside it) and lists it from keys near the
+// end. Where the store can start at a key, that costs one LIST page; the
+// table roots start with characters that sort before and after "_delta_log"
+// so that a start key missing the root's prefix would show (empty listing
+// or all pages read). A root with a '%' in its name, which drivers escape,
+// must list correctly by filtering instead.
+func TestObjectStoreListFrom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes thousands of objects")
+	}
+	const commits = 2100
+	for _, c := range storeCases() {
+		for _, prefix := range []string{"0-list", "z-list", "p%list"} {
+			if strings.Contains(prefix, "%") && (c.name == servers.VersityGW || c.name == servers.FakeGCSServer) {
+				continue // their drivers keep '%' as is: nothing new to see, and slow to fill
+			}
+			t.Run(c.name+"/"+prefix, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				st := c.open(t, prefix)
+				// azureblob escapes '%': a start key cannot be compared with stored keys.
+				listsFrom := c.listsFrom && !(c.name == servers.Azurite && strings.Contains(prefix, "%"))
+				var keys []string
+				for v := range commits {
+					keys = append(keys, commitKey(v))
+				}
+				keys = append(keys, "_delta_log/00000000000000002000.checkpoint.parquet",
+					"_delta_log/_last_checkpoint", "_delta_log/_sidecars/a.parquet", "part-0001.parquet", "a/b.parquet")
+				writeAll(t, st, keys)
+				var want []string // what lies directly in _delta_log/
+				for _, k := range keys {
+					if strings.HasPrefix(k, "_delta_log/") && !strings.Contains(k[len("_delta_log/"):], "/") {
+						want = append(want, k)
+					}
+				}
+				slices.Sort(want)
+
+				for _, from := range []int{-1, 0, 1999, 2000, 2095, commits - 1} {
+					start := ""
+					if from >= 0 {
+						start = commitKey(from)
+					}
+					before := st.Counts()
+					var got []string
+					err := st.List(ctx, "_delta_log/", start, func(o blobstore.Object) bool {
+						got = append(got, o.Key)
+						return true
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					exp := want[:0:0]
+					for _, k := range want {
+						if k > start {
+							exp = append(exp, k)
+						}
+					}
+					if !slices.Equal(got, exp) {
+						t.Errorf("List after %q: %d keys %v..., want %d", start, len(got), head(got), len(exp))
+					}
+					pages := st.Counts().Sub(before).Lists
+					wantPages := int64((len(exp) + 999) / 1000)
+					if !listsFrom {
+						wantPages = int64((len(want) + 999) / 1000) // filters: reads from the first key
+					}
+					if from >= 0 && pages != max(wantPages, 1) {
+						t.Errorf("List after %q: %d LIST pages, want %d", start, pages, max(wantPages, 1))
+					}
+					t.Logf("List after %q: %d keys in %d LIST pages", start, len(got), pages)
+				}
+
+				// One page from near the end: the rest of the log, nothing more to come.
+				page, more, err := st.ListPage(ctx, "_delta_log/", commitKey(2095))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, o := range page {
+					names = append(names, o.Key)
+				}
+				if listsFrom {
+					if more || !slices.Equal(names, []string{commitKey(2096), commitKey(2097), commitKey(2098), commitKey(2099), "_delta_log/_last_checkpoint"}) {
+						t.Errorf("ListPage after v2095: %v, more=%v", names, more)
+					}
+				} else if !more || len(names) != 0 {
+					// The first page (v0..v999) holds nothing after v2095.
+					t.Errorf("ListPage after v2095 on a filtering store: %v, more=%v", names, more)
+				}
+			})
+		}
+	}
+}
+
+func head(s []string) []string { return s[:min(len(s), 3)] }
+
+// writeAll writes small objects in parallel.
+func writeAll(t *testing.T, st *blobstore.Store, keys []string) {
+	t.Helper()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(keys))
+	work := make(chan string)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range work {
+				if err := st.Write(ctx, k, []byte(k+"\n")); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for _, k := range keys {
+		work <- k
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

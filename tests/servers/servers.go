@@ -1,0 +1,347 @@
+// Package servers runs real object-store servers on 127.0.0.1 for tests:
+// versitygw (S3, posix backend over a temporary folder), fake-gcs-server
+// (Google Cloud Storage) and Azurite (Azure Blob Storage).
+//
+// The binaries live in a project-local cache (.cache/servers, or
+// $DELTAFS_SERVERS_DIR) filled by install.sh, which `make servers` runs; a
+// test that finds a binary missing runs install.sh itself. Each server is
+// started at most once per test process, on a free port, the first time a
+// test asks for it, and lives until StopAll or the end of the process (the
+// kernel kills it when the test binary exits, even on a crash).
+//
+// Start also sets, in this process, the environment variables the cloud
+// SDKs read for that server (credentials, STORAGE_EMULATOR_HOST): they are
+// listed in Server.Env for child processes such as bin/deltafs.
+package servers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+)
+
+// Names of the servers, as Start takes them.
+const (
+	VersityGW     = "versitygw"       // s3://
+	FakeGCSServer = "fake-gcs-server" // gs://
+	Azurite       = "azurite"         // azblob://
+)
+
+// All lists every server name.
+var All = []string{VersityGW, FakeGCSServer, Azurite}
+
+// Bucket is the bucket (container) every server is started with.
+const Bucket = "deltafs"
+
+// Azurite's well-known development account and key (public, documented by
+// Microsoft for the emulator; not a secret).
+const (
+	AzuriteAccount = "devstoreaccount1"
+	AzuriteKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+)
+
+// S3 credentials versitygw is started with (its root account).
+const (
+	S3AccessKey = "deltafs-test"
+	S3SecretKey = "deltafs-test-secret"
+)
+
+// Server is one running object-store server.
+type Server struct {
+	Name   string   // VersityGW, FakeGCSServer or Azurite
+	Scheme string   // s3, gs or azblob
+	Addr   string   // 127.0.0.1:PORT
+	Env    []string // KEY=VALUE settings a client process needs (already set in this one)
+	query  string   // URL query a table location needs
+	cmd    *exec.Cmd
+	dir    string
+	log    *bytes.Buffer
+	exited chan struct{}
+}
+
+// Location is the URL of a table under prefix in the server's bucket, in
+// the form blobstore.Open (and bin/deltafs) takes: prefix is escaped.
+func (s *Server) Location(prefix string) string {
+	u := s.Scheme + "://" + Bucket + (&url.URL{Path: "/" + strings.Trim(prefix, "/")}).EscapedPath()
+	if s.query != "" {
+		u += "?" + s.query
+	}
+	return u
+}
+
+// Log returns what the server printed so far (for failure messages).
+func (s *Server) Log() string { return s.log.String() }
+
+var (
+	mu      sync.Mutex
+	running = map[string]*Server{}
+	failed  = map[string]error{}
+)
+
+// Start returns the named server, starting it (and installing it, if
+// needed) on first use. When it cannot run, the test is skipped, or fails if
+// DELTAFS_STRICT=1 (as in CI).
+func Start(t testing.TB, name string) *Server {
+	t.Helper()
+	s, err := start(name)
+	if err != nil {
+		if os.Getenv("DELTAFS_STRICT") == "1" {
+			t.Fatalf("object-store server %s: %v", name, err)
+		}
+		t.Skipf("SKIPPING: object-store server %s unavailable: %v", name, err)
+	}
+	return s
+}
+
+func start(name string) (*Server, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if s := running[name]; s != nil {
+		return s, nil
+	}
+	if err := failed[name]; err != nil {
+		return nil, err
+	}
+	bin, err := binary(name)
+	var s *Server
+	if err == nil {
+		for attempt := 0; attempt < 3; attempt++ { // a free port can be taken before the server binds it
+			if s, err = launch(name, bin); err == nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		failed[name] = err
+		return nil, err
+	}
+	for _, kv := range s.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	running[name] = s
+	return s, nil
+}
+
+// StopAll stops every server started by this process and removes their files.
+func StopAll() {
+	mu.Lock()
+	defer mu.Unlock()
+	for name, s := range running {
+		s.stop()
+		delete(running, name)
+	}
+}
+
+func (s *Server) stop() {
+	if s.cmd.Process != nil {
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			<-s.exited
+		}
+	}
+	os.RemoveAll(s.dir)
+}
+
+// Dir is where install.sh puts the servers.
+func Dir() (string, error) {
+	if d := os.Getenv("DELTAFS_SERVERS_DIR"); d != "" {
+		return d, nil
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, ".cache", "servers"), nil
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// binary returns the server's executable, running install.sh if it is missing.
+func binary(name string) (string, error) {
+	dir, err := Dir()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "bin", name)
+	if name == Azurite {
+		path = filepath.Join(dir, "azurite", "node_modules", ".bin", "azurite-blob")
+	}
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command("bash", filepath.Join(root, "tests", "servers", "install.sh"), name).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s missing and install.sh failed: %v\n%s", path, err, out)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("install.sh ran but %s is missing:\n%s", path, out)
+	}
+	return path, nil
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func launch(name, bin string) (*Server, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	reapStale()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("deltafs-servers-%d-%s-", os.Getpid(), name))
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Name: name, Addr: addr, dir: dir, log: &bytes.Buffer{}, exited: make(chan struct{})}
+	var args []string
+	switch name {
+	case VersityGW:
+		// The posix backend serves each folder under its root as a bucket.
+		if err := os.Mkdir(filepath.Join(dir, Bucket), 0o755); err != nil {
+			return nil, err
+		}
+		s.Scheme = "s3"
+		args = []string{"--access", S3AccessKey, "--secret", S3SecretKey, "--port", addr, "--region", "us-east-1", "--quiet", "posix", dir}
+		s.query = "endpoint=http://" + addr + "&region=us-east-1&use_path_style=true"
+		s.Env = []string{"AWS_ACCESS_KEY_ID=" + S3AccessKey, "AWS_SECRET_ACCESS_KEY=" + S3SecretKey, "AWS_EC2_METADATA_DISABLED=true"}
+	case FakeGCSServer:
+		s.Scheme = "gs"
+		args = []string{"-scheme", "http", "-host", "127.0.0.1", "-port", port, "-backend", "memory",
+			"-public-host", addr, "-external-url", "http://" + addr, "-log-level", "warn"}
+		s.Env = []string{"STORAGE_EMULATOR_HOST=" + addr}
+	case Azurite:
+		s.Scheme = "azblob"
+		args = []string{"--blobHost", "127.0.0.1", "--blobPort", port, "--inMemoryPersistence",
+			"--skipApiVersionCheck", "--loose", "--disableProductStyleUrl", "--disableTelemetry", "--silent"}
+		s.query = "localemu=true&protocol=http&domain=" + addr
+		s.Env = []string{"AZURE_STORAGE_ACCOUNT=" + AzuriteAccount, "AZURE_STORAGE_KEY=" + AzuriteKey}
+	default:
+		return nil, fmt.Errorf("unknown server %q", name)
+	}
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Dir = dir
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	// Own process group (so stop reaches node's children too); killed with
+	// the test binary even if it crashes.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	go func() { s.cmd.Wait(); close(s.exited) }()
+	if err := s.waitReady(); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("%s on %s: %w\n%s", name, addr, err, s.log)
+	}
+	return s, nil
+}
+
+// waitReady waits for the server to answer HTTP, then creates the bucket
+// where it is not a folder.
+func (s *Server) waitReady() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for {
+		resp, err := http.Get("http://" + s.Addr + "/")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("exited at start")
+		case <-ctx.Done():
+			return fmt.Errorf("not answering after 60s: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	switch s.Name {
+	case FakeGCSServer:
+		body := strings.NewReader(`{"name":"` + Bucket + `"}`)
+		resp, err := http.Post("http://"+s.Addr+"/storage/v1/b?project=deltafs", "application/json", body)
+		if err != nil {
+			return fmt.Errorf("create bucket: %w", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			return fmt.Errorf("create bucket: %s", resp.Status)
+		}
+	case Azurite:
+		cred, err := container.NewSharedKeyCredential(AzuriteAccount, AzuriteKey)
+		if err != nil {
+			return err
+		}
+		c, err := container.NewClientWithSharedKeyCredential(
+			(&url.URL{Scheme: "http", Host: s.Addr, Path: "/" + AzuriteAccount + "/" + Bucket}).String(), cred, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Create(ctx, nil); err != nil {
+			var re *azcore.ResponseError
+			if !errors.As(err, &re) || re.ErrorCode != "ContainerAlreadyExists" {
+				return fmt.Errorf("create container: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// reapStale removes the folders of servers whose test process is gone
+// (one that was killed before it could clean up).
+func reapStale() {
+	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "deltafs-servers-*"))
+	for _, m := range matches {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(m), "deltafs-servers-%d-", &pid); err != nil || pid == os.Getpid() {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(m)
+		}
+	}
+}
