@@ -2,14 +2,30 @@ package versions
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
 )
 
-// probeWidth is how many listings one probing round issues in parallel.
+// probeWidth bounds the listings one probing round issues in parallel.
 const probeWidth = 16
+
+// maxProbeRounds bounds the probing rounds before the rest is listed.
+const maxProbeRounds = 20
+
+// firstProbes are the versions the first probing round lists from: 0 and
+// the powers of ten from 100 to 10^8 (the page at 0 nearly always reaches
+// past 10). A log that reaches further is still found, by the next rounds,
+// which search upwards from the last probe.
+var firstProbes = func() []int64 {
+	starts := []int64{0}
+	for p := int64(100); p <= 1e8; p *= 10 {
+		starts = append(starts, p)
+	}
+	return starts
+}()
 
 // page is the first listing page after one start key.
 type page struct {
@@ -41,106 +57,102 @@ func probePages(ctx context.Context, st Store, starts []int64) ([]page, error) {
 	return pages, nil
 }
 
-// findTail locates the end of the log without listing it from 0: a round of
-// listings at powers of ten, then rounds that split the last non-empty
-// interval, until one page reaches the end. It returns every file seen.
-func findTail(ctx context.Context, st Store) ([]replay.LogFile, error) {
-	starts := []int64{0}
-	for p := int64(10); p <= 1e15; p *= 10 {
-		starts = append(starts, p)
-	}
-	var seen []replay.LogFile
-	for round := 0; round < 20; round++ {
+// findTail locates the end of the log without listing it from 0. A first
+// round lists one page at 0 and at each power of ten; every later round
+// probes the interval the end lies in (above the last full page, below the
+// first empty one), with starts spaced from what a full page spans, until a
+// page reaches the end. It returns the tail, every log file from version
+// from to the end (from is 0 when the tail is the whole log). An empty log
+// gives no files.
+func findTail(ctx context.Context, st Store) (tail []replay.LogFile, from int64, err error) {
+	starts, lo := firstProbes, int64(0)
+	for round := 0; round < maxProbeRounds; round++ {
 		pages, err := probePages(ctx, st, starts)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		top := -1
 		for i, p := range pages {
-			seen = append(seen, p.files...)
 			if len(p.files) > 0 {
 				top = i
 			}
 		}
-		if top < 0 || !pages[top].more {
-			return seen, nil
+		if top < 0 && round == 0 {
+			return nil, 0, nil
 		}
-		lo := maxVersion(pages[top].files)
-		hi := lo + 1e15
+		if top < 0 {
+			break // the log shrank under us: list it
+		}
+		if !pages[top].more {
+			return tailOf(pages, top), pages[tailStart(pages, top)].start, nil
+		}
+		lo = maxVersion(pages[top].files)
+		if lo == pages[top].start {
+			break // one version fills a whole page: probing makes no progress
+		}
+		hi := int64(math.MaxInt64)
 		if top+1 < len(pages) {
 			hi = pages[top+1].start
 		}
-		starts = split(lo, hi)
+		starts = nextProbes(lo, hi, pageSpan(pages[top]))
 	}
 	// Pathological layouts (thousands of files per version): list the rest.
-	rest, err := listFrom(ctx, st, startKey(maxVersion(seen)))
-	return append(seen, rest...), err
+	tail, err = listFrom(ctx, st, startKey(lo))
+	return tail, lo, err
 }
 
-// split returns up to probeWidth distinct starts in (lo, hi).
-func split(lo, hi int64) []int64 {
-	var out []int64
-	for j := int64(0); j < probeWidth; j++ {
-		v := lo + (hi-lo)*j/probeWidth
-		if j == 0 {
-			v = lo
+// tailStart is the lowest page, at or below top, from which the pages
+// chain up to the end: each one ending at or above the next one's start.
+func tailStart(pages []page, top int) int {
+	first := top
+	for i := top - 1; i >= 0; i-- {
+		if len(pages[i].files) == 0 || maxVersion(pages[i].files) < pages[first].start {
+			break
 		}
-		if len(out) == 0 || v > out[len(out)-1] {
-			out = append(out, v)
-		}
+		first = i
+	}
+	return first
+}
+
+// tailOf joins the pages that chain up to the end (see tailStart).
+func tailOf(pages []page, top int) []replay.LogFile {
+	var out []replay.LogFile
+	for i := tailStart(pages, top); i <= top; i++ {
+		out = merge(out, pages[i].files)
 	}
 	return out
 }
 
-// findCheckpoint returns the version of the newest complete checkpoint at or
-// below latest, looking first in the files already seen, then in windows
-// listed backwards from the end, probeWidth at a time. -1: there is none.
-func findCheckpoint(ctx context.Context, st Store, seen []replay.LogFile, latest int64) (int64, error) {
-	if c := newestCheckpoint(seen, latest); c >= 0 {
-		return c, nil
+// pageSpan is how many versions one full page covers, at least 1.
+func pageSpan(p page) int64 {
+	lo, hi := p.start, maxVersion(p.files)
+	if len(p.files) > 0 {
+		lo = p.files[0].Version
 	}
-	step := windowStep(seen)
-	for end := latest; end > 0; end -= step * probeWidth {
-		var starts []int64
-		for j := int64(1); j <= probeWidth && end-j*step+step > 0; j++ {
-			starts = append(starts, max(0, end-j*step))
-		}
-		pages, err := probePages(ctx, st, starts)
-		if err != nil {
-			return -1, err
-		}
-		for _, p := range pages {
-			seen = append(seen, p.files...)
-		}
-		if c := newestCheckpoint(seen, latest); c >= 0 {
-			return c, nil
-		}
-	}
-	return -1, nil
+	return max(1, hi-lo)
 }
 
-// windowStep estimates how many versions one listing page covers.
-func windowStep(files []replay.LogFile) int64 {
-	lo, hi := int64(-1), int64(-1)
-	for _, f := range files {
-		if lo < 0 || f.Version < lo {
-			lo = f.Version
-		}
-		hi = max(hi, f.Version)
+// nextProbes places the next round's starts in [lo, hi), where the end of
+// the log lies, given span, the versions one page covers. When few enough
+// starts at half a span apart cover the interval, the round ends the
+// search: one of its pages reaches the end from at least half a page
+// below it (so it usually holds the newest checkpoint too). Otherwise the
+// round narrows the interval: k evenly spaced starts leave a k-th of it,
+// and k near the square root of the starts a direct round would need keeps
+// both rounds small.
+func nextProbes(lo, hi int64, span int64) []int64 {
+	step := max(1, span/2)
+	if hi == math.MaxInt64 {
+		hi = lo + max(1e9, 1000*span) // beyond the first probes: search upwards
 	}
-	step := int64(300) // Spark writes about three files per version
-	if n := int64(len(files)); hi > lo && n > 0 {
-		step = max(1, 1000*(hi-lo+1)/n*9/10)
+	need := (hi - lo + step - 1) / step
+	if need > probeWidth {
+		k := min(probeWidth, int64(math.Ceil(math.Sqrt(float64(need)))))
+		step = (hi - lo + k - 1) / k
 	}
-	return step
-}
-
-func newestCheckpoint(files []replay.LogFile, atOrBelow int64) int64 {
-	best := int64(-1)
-	for _, c := range replay.CompleteCheckpoints(files) {
-		if c <= atOrBelow && c > best {
-			best = c
-		}
+	var out []int64
+	for v := lo; v < hi; v += step {
+		out = append(out, v)
 	}
-	return best
+	return out
 }

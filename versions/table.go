@@ -30,6 +30,7 @@ type Table struct {
 	complete bool             // GUARDED_BY(mu); files holds the whole log, not only its tail
 	latest   int64            // GUARDED_BY(mu)
 	hint     HintState        // GUARDED_BY(mu)
+	hintAt   int64            // GUARDED_BY(mu); the version _last_checkpoint names, or -1
 }
 
 // Options tune a Table.
@@ -54,6 +55,7 @@ func (t *Table) open(ctx context.Context) error {
 		return err
 	}
 	var files []replay.LogFile
+	complete := false
 	if hint == HintValid {
 		files, err = listFrom(ctx, t.st, startKey(hintVersion))
 		if err != nil {
@@ -65,11 +67,15 @@ func (t *Table) open(ctx context.Context) error {
 		case c > hintVersion:
 			hint = HintStale
 		}
+		if hint == HintCorrupt && len(files) > 0 {
+			// The listing is still the tail of the log from the hint on.
+			if files, complete, err = fromTail(ctx, t.st, files, hintVersion); err != nil {
+				return err
+			}
+		}
 	}
-	complete := false
-	if hint != HintValid && hint != HintStale {
-		files, complete, err = t.locate(ctx)
-		if err != nil {
+	if len(files) == 0 {
+		if files, complete, err = t.locate(ctx); err != nil {
 			return err
 		}
 	}
@@ -78,28 +84,9 @@ func (t *Table) open(ctx context.Context) error {
 		return fmt.Errorf("no Delta log: %s holds no commit or checkpoint", replay.LogDir)
 	}
 	t.mu.Lock()
-	t.files, t.complete, t.latest, t.hint = merge(files, nil), complete, latest, hint
+	t.files, t.complete, t.latest, t.hint, t.hintAt = merge(files, nil), complete, latest, hint, hintVersion
 	t.mu.Unlock()
 	return nil
-}
-
-// locate finds the tail and the newest checkpoint by probing, and lists the
-// log from that checkpoint (or from 0 when there is none).
-func (t *Table) locate(ctx context.Context) ([]replay.LogFile, bool, error) {
-	seen, err := findTail(ctx, t.st)
-	if err != nil {
-		return nil, false, err
-	}
-	latest := maxVersion(seen)
-	if latest < 0 {
-		return nil, false, nil
-	}
-	c, err := findCheckpoint(ctx, t.st, seen, latest)
-	if err != nil {
-		return nil, false, err
-	}
-	files, err := listFrom(ctx, t.st, startKey(max(c, 0)))
-	return files, c <= 0, err
 }
 
 // Location is the table root URL.
@@ -117,6 +104,14 @@ func (t *Table) Hint() HintState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.hint
+}
+
+// HintVersion is the version _last_checkpoint named when the table was
+// opened, or -1 when it was missing or unreadable.
+func (t *Table) HintVersion() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.hintAt
 }
 
 // LogFiles returns the whole listing of the log (listing it once if only its

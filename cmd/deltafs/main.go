@@ -19,6 +19,7 @@ Usage:
   deltafs versions TABLE                   versions that can be rebuilt, ascending
   deltafs ls TABLE [--version N] [--json]  live files of a version (latest by default)
   deltafs history TABLE                    version, timestamp and operation per version
+  deltafs doctor TABLE [--json]            health check: checkpoints, log, files, retention, open cost
 
 TABLE is a local path or a URL: file://, mem://, s3://, gs://, azblob://.
 Run "deltafs COMMAND --help" for a command's flags.
@@ -33,6 +34,7 @@ var commands = map[string]command{
 	"history":  runHistory,
 	"mount":    runMount,
 	"demo":     runDemo,
+	"doctor":   runDoctor,
 }
 
 func main() {

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/versions"
+	"github.com/spf13/pflag"
+)
+
+// doctorReport is what `deltafs doctor` finds; --json prints it as is.
+type doctorReport struct {
+	Table                  string            `json:"table"`
+	LatestVersion          int64             `json:"latestVersion"`
+	Checkpoint             *doctorCheckpoint `json:"checkpoint"` // null: none
+	CommitsSinceCheckpoint int64             `json:"commitsSinceCheckpoint"`
+	CheckpointInterval     int64             `json:"checkpointInterval"`
+	LastCheckpoint         string            `json:"lastCheckpoint"` // valid, stale, missing or corrupt
+	LastCheckpointVersion  int64             `json:"lastCheckpointVersion"`
+	LogObjects             int64             `json:"logObjects"`
+	LogCommits             int64             `json:"logCommits"`
+	LogCheckpointFiles     int64             `json:"logCheckpointFiles"`
+	LiveFiles              int64             `json:"liveFiles"`
+	LiveBytes              int64             `json:"liveBytes"`
+	AverageFileSize        int64             `json:"averageFileSize"`
+	Tombstones             int64             `json:"tombstones"`
+	Retention              doctorRetention   `json:"retention"`
+	Open                   doctorOpen        `json:"open"`
+	Findings               []finding         `json:"findings"`
+}
+
+// doctorCheckpoint is the newest complete checkpoint at the latest version.
+type doctorCheckpoint struct {
+	Version int64  `json:"version"`
+	Kind    string `json:"kind"` // classic, multi-part, v2-json, v2-parquet
+	Parts   int    `json:"parts"`
+}
+
+// doctorRetention holds the retention properties, as set or defaulted.
+type doctorRetention struct {
+	LogRetention         string  `json:"logRetentionDuration"`
+	LogRetentionDays     float64 `json:"logRetentionDays"`
+	DeletedFileRetention string  `json:"deletedFileRetentionDuration"`
+	DeletedFileDays      float64 `json:"deletedFileRetentionDays"`
+	Valid                bool    `json:"valid"`
+	Problem              string  `json:"problem,omitempty"`
+}
+
+// doctorOpen is the measured cost of a cold open of latest: versions.Open
+// and the latest snapshot, through a fresh store.
+type doctorOpen struct {
+	Requests   int64   `json:"requests"`
+	Gets       int64   `json:"gets"`
+	Lists      int64   `json:"lists"`
+	Heads      int64   `json:"heads"`
+	RoundTrips int64   `json:"roundTrips"` // sequential: requests in parallel count once
+	Bytes      int64   `json:"bytes"`
+	Millis     float64 `json:"millis"`
+	LatencyMs  float64 `json:"injectedLatencyMillis"`
+}
+
+// Table property names and defaults.
+const (
+	propCheckpointInterval   = "delta.checkpointInterval"
+	propLogRetention         = "delta.logRetentionDuration"
+	propDeletedFileRetention = "delta.deletedFileRetentionDuration"
+	defaultCheckpointEvery   = 10
+	defaultLogRetention      = "interval 30 days"
+	defaultDeletedRetention  = "interval 1 week"
+)
+
+func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	latency := fs.Duration("latency", 0, "latency added to every request of the measured open, e.g. 20ms to see a remote store's cost (default 2ms for local tables, so that parallel requests overlap as they do remotely and round trips count right; 0 for remote ones)")
+	if err := parseFlags(fs, args, "TABLE", 1, stderr); err != nil {
+		return err
+	}
+	if !fs.Changed("latency") && isLocal(fs.Arg(0)) {
+		*latency = localLatency
+	}
+	r, err := diagnose(ctx, fs.Arg(0), *latency)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	if *asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	} else {
+		printDoctor(w, r)
+	}
+	return w.Flush()
+}
+
+// localLatency is injected into the measured open of a local table: local
+// requests end in microseconds, before their parallel peers start, and would
+// each count as a round trip.
+const localLatency = 2 * time.Millisecond
+
+// isLocal reports whether a table location is a path, file:// or mem://.
+func isLocal(location string) bool {
+	scheme, _, found := strings.Cut(location, "://")
+	return !found || scheme == "file" || scheme == "mem"
+}
+
+// diagnose opens the table cold, measuring the cost, and inspects it.
+func diagnose(ctx context.Context, location string, latency time.Duration) (*doctorReport, error) {
+	st, err := blobstore.Open(ctx, location, blobstore.WithLatency(latency))
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	start := time.Now()
+	t, err := versions.Open(ctx, st, versions.Options{})
+	if err != nil {
+		return nil, err
+	}
+	snap, err := t.Snapshot(ctx, t.Latest())
+	if err != nil {
+		return nil, err
+	}
+	elapsed, c := time.Since(start), st.Counts()
+	r := &doctorReport{
+		Table: st.Location(), LatestVersion: snap.Version,
+		LastCheckpoint: string(t.Hint()), LastCheckpointVersion: t.HintVersion(),
+		LiveFiles: int64(len(snap.Files)), Tombstones: int64(snap.Tombstones),
+		Open: doctorOpen{
+			Requests: c.Requests(), Gets: c.Gets, Lists: c.Lists, Heads: c.Heads, RoundTrips: c.Rounds,
+			Bytes: c.Bytes, Millis: float64(elapsed.Microseconds()) / 1000, LatencyMs: float64(latency.Microseconds()) / 1000,
+		},
+	}
+	seg, err := t.Segment(ctx, snap.Version)
+	if err != nil {
+		return nil, err
+	}
+	r.CommitsSinceCheckpoint = snap.Version + 1
+	if cp := seg.Checkpoint; cp != nil {
+		r.Checkpoint = &doctorCheckpoint{Version: cp.Version, Kind: cp.Kind.String(), Parts: len(cp.Parts)}
+		r.CommitsSinceCheckpoint = snap.Version - cp.Version
+	}
+	conf := snap.Metadata.Configuration
+	r.CheckpointInterval = defaultCheckpointEvery
+	if v, ok := conf[propCheckpointInterval]; ok {
+		fmt.Sscan(v, &r.CheckpointInterval)
+	}
+	for _, f := range snap.Files {
+		r.LiveBytes += f.Size
+	}
+	if r.LiveFiles > 0 {
+		r.AverageFileSize = r.LiveBytes / r.LiveFiles
+	}
+	r.Retention = retention(conf)
+	if err := countLog(ctx, st, r); err != nil {
+		return nil, err
+	}
+	r.Findings = findings(r)
+	return r, nil
+}
+
+// countLog counts the objects of _delta_log: one full listing, as `ls`
+// would do, after (and not part of) the measured open.
+func countLog(ctx context.Context, st *blobstore.Store, r *doctorReport) error {
+	err := st.List(ctx, replay.LogDir, "", func(o blobstore.Object) bool {
+		r.LogObjects++
+		if f, ok := replay.ParseLogFile(o.Key, o.Size, 0); ok {
+			switch f.Kind {
+			case replay.Commit:
+				r.LogCommits++
+			case replay.CheckpointFile:
+				r.LogCheckpointFiles++
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("list %s: %w", replay.LogDir, err)
+	}
+	return nil
+}
+
+// retention reads the retention pair and checks it: both parse, and the
+// log is kept at least as long as deleted files.
+func retention(conf map[string]string) doctorRetention {
+	r := doctorRetention{LogRetention: defaultLogRetention, DeletedFileRetention: defaultDeletedRetention}
+	if v, ok := conf[propLogRetention]; ok {
+		r.LogRetention = v
+	}
+	if v, ok := conf[propDeletedFileRetention]; ok {
+		r.DeletedFileRetention = v
+	}
+	logKeep, err1 := parseInterval(r.LogRetention)
+	fileKeep, err2 := parseInterval(r.DeletedFileRetention)
+	day := float64(24 * time.Hour)
+	r.LogRetentionDays, r.DeletedFileDays = float64(logKeep)/day, float64(fileKeep)/day
+	switch {
+	case err1 != nil:
+		r.Problem = propLogRetention + ": " + err1.Error()
+	case err2 != nil:
+		r.Problem = propDeletedFileRetention + ": " + err2.Error()
+	case logKeep < fileKeep:
+		r.Problem = fmt.Sprintf("the log is kept %s, less than deleted files (%s)", formatDuration(logKeep), formatDuration(fileKeep))
+	default:
+		r.Valid = true
+	}
+	return r
+}

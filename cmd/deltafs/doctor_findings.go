@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+)
+
+// finding is one check of `deltafs doctor`, with a one-line advice.
+type finding struct {
+	Check   string `json:"check"`
+	Level   string `json:"level"` // ok or warn
+	Message string `json:"message"`
+	Advice  string `json:"advice"`
+}
+
+// Thresholds of the findings.
+const (
+	smallFileSize     = 32 << 20 // average size under which many files are small
+	manyFiles         = 100      // from how many live files small files matter
+	openRoundTripsFar = 4        // a cold open above this many round trips is slow remotely
+	listPage          = 1000     // keys per listing page
+)
+
+func findings(r *doctorReport) []finding {
+	var out []finding
+	add := func(check string, warn bool, msg, advice string) {
+		level := "ok"
+		if warn {
+			level = "warn"
+		}
+		out = append(out, finding{Check: check, Level: level, Message: msg, Advice: advice})
+	}
+	switch cp := r.Checkpoint; {
+	case cp == nil:
+		add("checkpoint", r.LatestVersion >= r.CheckpointInterval,
+			fmt.Sprintf("no checkpoint: every open replays all %d commits", r.CommitsSinceCheckpoint),
+			"write a checkpoint (Spark and delta-rs writers do every delta.checkpointInterval commits)")
+	case r.CommitsSinceCheckpoint > r.CheckpointInterval:
+		add("checkpoint", true,
+			fmt.Sprintf("%d commits since the %s checkpoint at v%d, interval %d: checkpoints have stopped", r.CommitsSinceCheckpoint, cp.Kind, cp.Version, r.CheckpointInterval),
+			"check that the writers still checkpoint, or write one: each open reads every commit since")
+	default:
+		add("checkpoint", false,
+			fmt.Sprintf("%d commits since the %s checkpoint at v%d, interval %d", r.CommitsSinceCheckpoint, cp.Kind, cp.Version, r.CheckpointInterval),
+			"nothing to do")
+	}
+	switch r.LastCheckpoint {
+	case "valid":
+		add("_last_checkpoint", false, fmt.Sprintf("valid: names v%d", r.LastCheckpointVersion), "nothing to do")
+	case "stale":
+		add("_last_checkpoint", true, fmt.Sprintf("stale: names v%d, a newer checkpoint exists", r.LastCheckpointVersion),
+			"the writer failed to update it after a checkpoint; the next checkpoint rewrites it")
+	case "missing":
+		add("_last_checkpoint", r.Checkpoint != nil, "missing: readers must search the log for the newest checkpoint",
+			"write a checkpoint: writers write _last_checkpoint with it")
+	default:
+		add("_last_checkpoint", true, fmt.Sprintf("%s: unreadable, or names no complete checkpoint", r.LastCheckpoint),
+			"delete it or write a new checkpoint; readers fall back to searching the log")
+	}
+	pages := (r.LogObjects + listPage - 1) / listPage
+	add("log size", r.LogObjects > 20*listPage,
+		fmt.Sprintf("%d objects in _delta_log (%d commits, %d checkpoint files): %d listing page(s) from version 0", r.LogObjects, r.LogCommits, r.LogCheckpointFiles, pages),
+		"log cleanup removes commits older than delta.logRetentionDuration at checkpoints; keep it enabled")
+	small := r.LiveFiles >= manyFiles && r.AverageFileSize < smallFileSize
+	add("file size", small,
+		fmt.Sprintf("%d live files, %s on average", r.LiveFiles, formatBytes(r.AverageFileSize)),
+		map[bool]string{true: "compact small files (OPTIMIZE, delta-rs optimize.compact) to 128 MiB-1 GiB", false: "nothing to do"}[small])
+	many := r.Tombstones > 10_000 && r.Tombstones > r.LiveFiles
+	add("tombstones", many,
+		fmt.Sprintf("%d tombstones still retained", r.Tombstones),
+		map[bool]string{true: "they leave checkpoints after delta.deletedFileRetentionDuration; VACUUM deletes their files", false: "nothing to do"}[many])
+	ret := r.Retention
+	msg := fmt.Sprintf("log kept %s, deleted files %s", ret.LogRetention, ret.DeletedFileRetention)
+	if !ret.Valid {
+		msg += ": " + ret.Problem
+	}
+	add("retention", !ret.Valid, msg,
+		map[bool]string{true: "set delta.logRetentionDuration >= delta.deletedFileRetentionDuration, both as \"interval N days\"", false: "nothing to do"}[!ret.Valid])
+	o := r.Open
+	add("open cost", o.RoundTrips > openRoundTripsFar,
+		fmt.Sprintf("cold open of latest: %d requests, %d sequential round trips, %s, %.1f ms", o.Requests, o.RoundTrips, formatBytes(o.Bytes), o.Millis),
+		map[bool]string{true: "fewer round trips need a valid _last_checkpoint and a recent checkpoint", false: "nothing to do"}[o.RoundTrips > openRoundTripsFar])
+	return out
+}
+
+// printDoctor prints the report for people.
+func printDoctor(w *bufio.Writer, r *doctorReport) {
+	fmt.Fprintf(w, "table        %s\nlatest       v%d\n", r.Table, r.LatestVersion)
+	if cp := r.Checkpoint; cp != nil {
+		fmt.Fprintf(w, "checkpoint   v%d, %s, %d part(s)\n", cp.Version, cp.Kind, cp.Parts)
+	} else {
+		fmt.Fprintf(w, "checkpoint   none\n")
+	}
+	fmt.Fprintf(w, "live files   %d (%s), %d tombstones\n\n", r.LiveFiles, formatBytes(r.LiveBytes), r.Tombstones)
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "%-4s  %-16s %s\n", f.Level, f.Check, f.Message)
+		if f.Level != "ok" {
+			fmt.Fprintf(w, "      %-16s -> %s\n", "", f.Advice)
+		}
+	}
+}
+
+// formatBytes prints a size in B, KiB, MiB, GiB or TiB.
+func formatBytes(n int64) string {
+	f, units := float64(n), []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f %s", f, units[i])
+}

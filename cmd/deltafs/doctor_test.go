@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// doctorJSON runs `deltafs doctor --json` and decodes its one object.
+func doctorJSON(t *testing.T, table string) *doctorReport {
+	t.Helper()
+	code, out, errOut := runCLI("doctor", "--json", table)
+	if code != 0 {
+		t.Fatalf("doctor %s: exit %d: %s", table, code, errOut)
+	}
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("want one JSON line, got %q", out)
+	}
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	return &r
+}
+
+// level returns the level of the named finding ("" when absent).
+func level(r *doctorReport, check string) string {
+	for _, f := range r.Findings {
+		if f.Check == check {
+			if f.Advice == "" {
+				return "no advice"
+			}
+			return f.Level
+		}
+	}
+	return ""
+}
+
+func TestDoctorMissingHint(t *testing.T) {
+	r := doctorJSON(t, testdata(t, "delta-rs/data/checkpoints_vacuumed"))
+	if r.LatestVersion != 12 || r.Checkpoint == nil || r.Checkpoint.Version != 10 || r.Checkpoint.Kind != "classic" || r.CommitsSinceCheckpoint != 2 {
+		t.Errorf("latest %d, checkpoint %+v, %d commits since", r.LatestVersion, r.Checkpoint, r.CommitsSinceCheckpoint)
+	}
+	if r.LastCheckpoint != "missing" || level(r, "_last_checkpoint") != "warn" {
+		t.Errorf("_last_checkpoint %q (%s), want missing, warned", r.LastCheckpoint, level(r, "_last_checkpoint"))
+	}
+	if r.Open.RoundTrips < 1 || r.Open.RoundTrips > 6 || r.Open.Requests < r.Open.RoundTrips || r.Open.Bytes == 0 {
+		t.Errorf("open cost %+v", r.Open)
+	}
+	if r.LogObjects < r.LogCommits+r.LogCheckpointFiles || r.LogCommits == 0 {
+		t.Errorf("log: %d objects, %d commits, %d checkpoint files", r.LogObjects, r.LogCommits, r.LogCheckpointFiles)
+	}
+	if !r.Retention.Valid || r.Retention.LogRetentionDays != 30 || r.Retention.DeletedFileDays != 7 {
+		t.Errorf("retention %+v, want the defaults, valid", r.Retention)
+	}
+}
+
+func TestDoctorStaleHint(t *testing.T) {
+	r := doctorJSON(t, testdata(t, "delta-rs/data/table_failed_last_checkpoint_update"))
+	if r.LastCheckpoint != "stale" || r.LastCheckpointVersion != 1 || r.Checkpoint == nil || r.Checkpoint.Version != 3 {
+		t.Errorf("_last_checkpoint %q at v%d, checkpoint %+v; want stale at v1, checkpoint 3", r.LastCheckpoint, r.LastCheckpointVersion, r.Checkpoint)
+	}
+	if level(r, "_last_checkpoint") != "warn" || level(r, "checkpoint") != "ok" {
+		t.Errorf("findings %+v", r.Findings)
+	}
+}
+
+// TestDoctorGeneratedTable: checkpoints that stopped, a corrupt hint,
+// small files, tombstones, an invalid retention pair, a set interval.
+func TestDoctorGeneratedTable(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	conf := map[string]string{
+		"delta.checkpointInterval":           "5",
+		"delta.logRetentionDuration":         "interval 2 days",
+		"delta.deletedFileRetentionDuration": "interval 1 week",
+	}
+	var adds []action.Action
+	for i := range 150 {
+		adds = append(adds, deltagen.AddFile(fmt.Sprintf("part-%03d.parquet", i), 4096, 1, nil, ""))
+	}
+	if _, err := gen.Commit(append([]action.Action{deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, conf)}, adds...)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.Checkpoint(0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		if _, err := gen.Commit(deltagen.Remove(fmt.Sprintf("part-%03d.parquet", i), 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := gen.WriteCorruptLastCheckpoint(); err != nil {
+		t.Fatal(err)
+	}
+	r := doctorJSON(t, dir)
+	if r.LatestVersion != 12 || r.Checkpoint == nil || r.Checkpoint.Version != 0 || r.CommitsSinceCheckpoint != 12 || r.CheckpointInterval != 5 {
+		t.Errorf("latest %d, checkpoint %+v, %d commits since, interval %d", r.LatestVersion, r.Checkpoint, r.CommitsSinceCheckpoint, r.CheckpointInterval)
+	}
+	if r.LiveFiles != 138 || r.Tombstones != 12 || r.AverageFileSize != 4096 || r.LiveBytes != 138*4096 {
+		t.Errorf("%d live files (%d bytes, %d on average), %d tombstones", r.LiveFiles, r.LiveBytes, r.AverageFileSize, r.Tombstones)
+	}
+	if r.LastCheckpoint != "corrupt" || r.Retention.Valid || r.Retention.Problem == "" {
+		t.Errorf("_last_checkpoint %q, retention %+v", r.LastCheckpoint, r.Retention)
+	}
+	for check, want := range map[string]string{"checkpoint": "warn", "_last_checkpoint": "warn", "file size": "warn", "tombstones": "ok", "retention": "warn", "log size": "ok"} {
+		if got := level(r, check); got != want {
+			t.Errorf("finding %q: %q, want %q", check, got, want)
+		}
+	}
+
+	// The text report shows each warning with its advice.
+	code, out, errOut := runCLI("doctor", dir)
+	if code != 0 || !strings.Contains(out, "latest       v12") || strings.Count(out, "-> ") != 4 {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+}
+
+// TestDoctorRoundTripsFromOutside: --json reports the round trips of the
+// cold open, the figure the cost model budgets: 3 for a checkpointed table
+// with a valid hint, and --latency makes the time follow.
+func TestDoctorRoundTripsFromOutside(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: 500, Partitions: 5, CheckpointVersion: 100, TailCommits: 9}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("doctor", "--json", "--latency", "10ms", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Open.RoundTrips != 3 || r.Open.Requests != 12 || r.Open.LatencyMs != 10 {
+		t.Errorf("open %+v, want 3 round trips and 12 requests at 10ms", r.Open)
+	}
+	if min := 3 * 10.0; r.Open.Millis < min {
+		t.Errorf("open took %.1f ms, at least %.0f with 3 round trips of 10ms", r.Open.Millis, min)
+	}
+	if r.LastCheckpoint != "valid" || r.CommitsSinceCheckpoint != 9 || r.LiveFiles != 500 {
+		t.Errorf("hint %q, %d commits since, %d files", r.LastCheckpoint, r.CommitsSinceCheckpoint, r.LiveFiles)
+	}
+}
+
+func TestDoctorCannotOpen(t *testing.T) {
+	code, out, errOut := runCLI("doctor", filepath.Join(t.TempDir(), "nothing"))
+	if code == 0 || out != "" || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q: want non-zero and one line", code, out, errOut)
+	}
+}
+
+func TestParseInterval(t *testing.T) {
+	day := 24 * time.Hour
+	for in, want := range map[string]time.Duration{
+		"interval 30 days": 30 * day, "interval 1 week": 7 * day, "INTERVAL 1 Day": day,
+		"2 hours": 2 * time.Hour, "interval 1 week 12 hours": 7*day + 12*time.Hour, "interval 0 seconds": 0,
+	} {
+		if got, err := parseInterval(in); err != nil || got != want {
+			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "interval", "30", "interval 1 month", "interval x days", "interval -1 days", "7d"} {
+		if _, err := parseInterval(in); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+}
