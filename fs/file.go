@@ -73,7 +73,7 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	if errno := openReadOnly(flags); errno != 0 {
 		return nil, 0, errno
 	}
-	h := &fileHandle{}
+	h := newFileHandle(n.root)
 	if n.f.DV != nil {
 		v, errno := n.view(ctx)
 		if errno != 0 {
@@ -84,8 +84,9 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	return h, fuse.FOPEN_KEEP_CACHE, 0
 }
 
-// Read serves [off, off+len(dest)) from the blocks that cover it, then
-// schedules read-ahead if the handle reads sequentially.
+// Read serves [off, off+len(dest)) from the blocks that cover it. A
+// sequential reader's next blocks are requested first (fileHandle.readAhead),
+// so they load in parallel with the ones this read waits for.
 func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if n.f.DV != nil {
 		return n.readDV(ctx, fh, dest, off)
@@ -99,9 +100,19 @@ func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, 
 	}
 	end := min(off+int64(len(dest)), size)
 	bs := n.root.opts.BlockSize
+	h, _ := fh.(*fileHandle)
+	if h != nil {
+		h.readAhead(n.root, n.f.Path, size, off, end)
+	}
 	buf := dest[:0]
 	for b := off / bs; b*bs < end; b++ {
-		data, err := n.root.block(ctx, n.f.Path, size, b)
+		var data []byte
+		var err error
+		if h != nil {
+			data, err = h.block(ctx, n.root, n.f.Path, size, b)
+		} else {
+			data, err = n.root.block(ctx, n.f.Path, size, b)
+		}
 		if err != nil {
 			if !isCancel(err) {
 				n.root.logf("read v%d/%s (object %q, bytes %d-%d): %v",
@@ -110,12 +121,12 @@ func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, 
 			return nil, readErrno(err)
 		}
 		lo, hi := max(off, b*bs)-b*bs, min(end, (b+1)*bs)-b*bs
-		buf = append(buf, data[lo:hi]...)
-	}
-	if h, ok := fh.(*fileHandle); ok && n.root.opts.ReadAhead > 0 {
-		if from, to := h.advance(off, end, bs, n.root.opts.ReadAhead); from < to {
-			n.root.readAhead(n.f.Path, size, from, to)
+		if b == off/bs && end <= (b+1)*bs {
+			// Within one block, as most kernel reads are: reply with the
+			// block's bytes, which never change, instead of copying them.
+			return fuse.ReadResultData(data[lo:hi]), 0
 		}
+		buf = append(buf, data[lo:hi]...)
 	}
 	return fuse.ReadResultData(buf), 0
 }

@@ -1,7 +1,11 @@
 package fs
 
 import (
+	"context"
 	"sync"
+	"syscall"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
 
 	"github.com/deltafs/deltafs/dvfilter"
 )
@@ -9,20 +13,65 @@ import (
 // fileHandle is one open of a data file. It tracks whether the reader
 // moves sequentially, to decide read-ahead, and holds the filtered view of
 // a file with a deletion vector for as long as the file is open.
+//
+// For a plain file the handle also holds blocks (see blocks.go): the ones
+// its reader is in or was just in, and those read ahead of a sequential
+// reader, each loading in the background until the reader gets there. Each
+// held block costs one token of the root's blockBudget, returned when the
+// block is dropped (the reader moved past it or away, or the file was
+// closed) and its load has ended. Lock order: fileHandle.mu, then the
+// cache's locks (never held across storage I/O).
 type fileHandle struct {
 	view *dvfilter.View // nil without a deletion vector; immutable
 
+	ctx    context.Context    // read-ahead of this open; nil: the root's (bare handles in tests)
+	cancel context.CancelFunc // ends ctx at Release; nil with ctx
+
 	mu        sync.Mutex
-	next      int64 // GUARDED_BY(mu): where a sequential reader reads next
-	run       int   // GUARDED_BY(mu): sequential reads in a row
-	scheduled int64 // GUARDED_BY(mu): blocks below this index are already prefetched
+	next      int64                // GUARDED_BY(mu): where a sequential reader reads next
+	run       int                  // GUARDED_BY(mu): sequential reads in a row (advance)
+	scheduled int64                // GUARDED_BY(mu): blocks below this index are already prefetched
+	runFrom   int64                // GUARDED_BY(mu): plain files: where the current sequential run began
+	window    int                  // GUARDED_BY(mu): plain files: blocks to keep ahead; 0 while not sequential
+	held      map[int64]*heldBlock // GUARDED_BY(mu): plain files: blocks held, by index
+	budget    *blockBudget         // GUARDED_BY(mu): where held blocks' tokens go back; set with the first
+	released  bool                 // GUARDED_BY(mu): closed; holds nothing any more
+}
+
+var _ = (fusefs.FileReleaser)((*fileHandle)(nil))
+
+// rampUp is how many times the bytes a reader has read in sequence it may
+// have read ahead (up to Options.ReadAhead blocks). With 4 MiB blocks and 1
+// MiB reads, the window is 2 blocks after the first read and full (8) after
+// 4 MiB.
+const rampUp = 8
+
+// heldBlock is a block a handle holds: loaded, or loading in the
+// background. data and err are written once, before done is closed.
+type heldBlock struct {
+	done   chan struct{}
+	data   []byte
+	err    error
+	cancel context.CancelFunc // abandons the load; nil for a block the reader loaded
+
+	loaded  bool // GUARDED_BY(fileHandle.mu): the load has ended
+	dropped bool // GUARDED_BY(fileHandle.mu): no longer in held; give the token back once loaded
+}
+
+// newFileHandle returns a handle whose background work ends with the
+// root's, or when the file is closed.
+func newFileHandle(r *root) *fileHandle {
+	ctx, cancel := context.WithCancel(r.ctx)
+	return &fileHandle{ctx: ctx, cancel: cancel}
 }
 
 // advance records a read of [off, end) and returns the range of block
 // indexes [from, to) to prefetch now, empty when the reader is not
 // sequential or the window is already scheduled. The kernel's own read-ahead
 // sends reads slightly out of order, so a read that starts up to one block
-// away from where the previous one ended still counts as sequential.
+// away from where the previous one ended still counts as sequential. Files
+// with deletion vectors use it with a fixed window; plain files use
+// readAhead, whose window grows.
 func (h *fileHandle) advance(off, end, blockSize int64, window int) (from, to int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -43,4 +92,171 @@ func (h *fileHandle) advance(off, end, blockSize int64, window int) (from, to in
 	}
 	h.scheduled = to
 	return from, to
+}
+
+// readAhead records a read of [off, end) of a plain file of size bytes and
+// starts loading the blocks a sequential reader will want next. The window
+// grows with the run of sequential reads, to rampUp times the bytes read in
+// the run, from one block at its first read up to Options.ReadAhead: a long
+// sequential read soon keeps several blocks in flight, while a read that is
+// not sequential (same rule as advance) resets it to nothing, so random
+// access reads no more than it asks for. Blocks behind the reader or past
+// the window are dropped. When the budget runs out the window stops short,
+// and the next read tries again.
+func (h *fileHandle) readAhead(r *root, path string, size, off, end int64) {
+	bs, most := r.opts.BlockSize, int64(max(r.opts.ReadAhead, 0))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released {
+		return
+	}
+	if off >= h.next-bs && off <= h.next+bs {
+		h.next = max(h.next, end)
+		h.window = int(min(max((rampUp*(h.next-h.runFrom)+bs-1)/bs, 1), most))
+	} else {
+		h.next = end
+		h.runFrom = off
+		h.window = 0
+		h.scheduled = 0
+	}
+	cur := (h.next - 1) / bs
+	h.trim(cur-1, cur+1+most)
+	if h.window == 0 {
+		return
+	}
+	from := max(cur+1, h.scheduled)
+	to := min(cur+1+int64(h.window), (size+bs-1)/bs)
+	for idx := from; idx < to; idx++ {
+		if _, ok := h.held[idx]; !ok {
+			if !h.take(r) {
+				return
+			}
+			h.load(r, path, size, idx)
+		}
+		h.scheduled = idx + 1
+	}
+}
+
+// block returns block idx of the file for a read through h: a held block
+// (waiting for its load if need be), else one from the root's cache or
+// storage, which h then holds if the budget allows.
+func (h *fileHandle) block(ctx context.Context, r *root, path string, size, idx int64) ([]byte, error) {
+	h.mu.Lock()
+	e := h.held[idx]
+	h.mu.Unlock()
+	if e != nil {
+		select {
+		case <-e.done:
+			if e.err == nil {
+				return e.data, nil
+			}
+			// A failed or abandoned read-ahead: the reader tries itself,
+			// and meets (and reports) any error that persists.
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	data, err := r.block(ctx, path, size, idx)
+	if err != nil {
+		return nil, err
+	}
+	h.keep(r, idx, data)
+	return data, nil
+}
+
+// keep holds a block the reader loaded, replacing a failed read-ahead of it.
+func (h *fileHandle) keep(r *root, idx int64, data []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released {
+		return
+	}
+	if e, ok := h.held[idx]; ok {
+		select {
+		case <-e.done:
+			if e.err == nil {
+				return
+			}
+		default:
+			return // still loading
+		}
+		h.drop(idx, e)
+	}
+	if !h.take(r) {
+		return
+	}
+	e := &heldBlock{done: make(chan struct{}), data: data, loaded: true}
+	close(e.done)
+	h.held[idx] = e
+}
+
+// take reserves a token for one more held block. h.mu is held.
+func (h *fileHandle) take(r *root) bool {
+	if h.budget == nil {
+		h.budget = r.opts.held
+	}
+	if h.held == nil {
+		h.held = make(map[int64]*heldBlock)
+	}
+	return h.budget.take()
+}
+
+// load starts loading block idx in the background into a new held block,
+// whose token the caller has taken. h.mu is held.
+func (h *fileHandle) load(r *root, path string, size, idx int64) {
+	base := h.ctx
+	if base == nil {
+		base = r.ctx
+	}
+	ctx, cancel := context.WithCancel(base)
+	e := &heldBlock{done: make(chan struct{}), cancel: cancel}
+	h.held[idx] = e
+	go func() {
+		defer cancel()
+		e.data, e.err = r.block(ctx, path, size, idx)
+		close(e.done)
+		h.mu.Lock()
+		e.loaded = true
+		if e.dropped {
+			h.budget.give()
+		}
+		h.mu.Unlock()
+	}()
+}
+
+// trim drops the held blocks outside [lo, hi]. h.mu is held.
+func (h *fileHandle) trim(lo, hi int64) {
+	for idx, e := range h.held {
+		if idx < lo || idx > hi {
+			h.drop(idx, e)
+		}
+	}
+}
+
+// drop lets go of a held block: its token goes back now if it is loaded,
+// else its load is abandoned and gives the token back when it ends. h.mu
+// is held.
+func (h *fileHandle) drop(idx int64, e *heldBlock) {
+	delete(h.held, idx)
+	e.dropped = true
+	if e.loaded {
+		h.budget.give()
+	} else if e.cancel != nil {
+		e.cancel()
+	}
+}
+
+// Release ends the handle's read-ahead and lets go of its blocks when the
+// file is closed.
+func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
+	h.mu.Lock()
+	h.released = true
+	for idx, e := range h.held {
+		h.drop(idx, e)
+	}
+	h.mu.Unlock()
+	if h.cancel != nil {
+		h.cancel()
+	}
+	return 0
 }

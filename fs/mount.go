@@ -26,13 +26,20 @@ type Options struct {
 	// Default 5s; negative disables the refresher.
 	RefreshInterval time.Duration
 	// BlockSize is the unit of data file reads and of the block cache.
-	// Default 1 MiB.
+	// Default 1 MiB, right for local files; object stores want larger
+	// blocks (cmd/deltafs uses 4 MiB, with ReadAhead 16, for s3://, gs://
+	// and azblob://).
 	BlockSize int64
 	// CacheBytes is the block cache's budget. Default 256 MiB; negative
 	// disables caching (concurrent reads of a block are still shared).
 	CacheBytes int64
-	// ReadAhead is how many blocks to prefetch past a sequential reader.
-	// Default 2; negative disables read-ahead.
+	// ReadAhead is the most blocks prefetched past a sequential reader,
+	// loaded in parallel. The window starts at one block and doubles with
+	// each block the reader enters in sequence; a read elsewhere resets
+	// it, so random access reads no more than it asks for. Default 2;
+	// negative disables read-ahead. Open files together hold at most
+	// 2*(ReadAhead+2) blocks (read ahead, or being read) beyond the cache:
+	// enough for two readers at full speed; more share what is left.
 	ReadAhead int
 	// DVCacheBytes bounds the memory of cached filtered views of files with
 	// deletion vectors (footers and small re-encoded row groups). Default
@@ -48,6 +55,10 @@ type Options struct {
 	// Logger receives error lines (a file that cannot be read, a failed
 	// refresh). Default log.Default().
 	Logger *log.Logger
+
+	// held bounds the blocks open handles hold; made by withDefaults, so
+	// each root (which keeps its options) has its own.
+	held *blockBudget
 }
 
 // withDefaults fills in the zero fields.
@@ -74,6 +85,9 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = log.Default()
 	}
+	if o.held == nil {
+		o.held = newBlockBudget(2 * (max(o.ReadAhead, 0) + 2))
+	}
 	return o
 }
 
@@ -93,8 +107,19 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 			AllowOther:  o.AllowOther,
 			Debug:       o.Debug,
 			DirectMount: true, // mount(2) when we may, fusermount otherwise
-			Options:     []string{"ro"},
-			Logger:      o.Logger,
+			// Reads of up to 1 MiB per request (the kernel's limit), not
+			// 128 KiB: an eighth of the requests for a sequential reader.
+			MaxWrite:     1 << 20,
+			MaxReadAhead: 1 << 20,
+			// Replies are bytes in memory, never file descriptors: skip
+			// go-fuse's splice attempt for each (pipe set-up, and a log
+			// line for every reply larger than a pipe).
+			DisableSplice: true,
+			// ls -l asks every file for its security label; answer in
+			// go-fuse without a trip through the node tree.
+			IgnoreSecurityLabels: true,
+			Options:              []string{"ro"},
+			Logger:               o.Logger,
 		},
 		NegativeTimeout: &neg,
 		Logger:          o.Logger,
@@ -103,10 +128,12 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 		r.Close()
 		return nil, fmt.Errorf("mount %s: %w", dir, err)
 	}
+	// Start the refresher before anything can call Close, whose Wait must
+	// not race with the refresher's Add.
+	r.startRefresher()
 	go func() {
 		srv.Wait()
 		r.Close()
 	}()
-	r.startRefresher()
 	return srv, nil
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"log"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deltafs/deltafs/blobstore"
@@ -57,6 +59,8 @@ type mountFlags struct {
 	cacheMiB   int64
 	cacheDir   string
 	dvCacheMiB int64
+	blockSize  string // "" or "auto": by the location's scheme
+	readAhead  int    // -1: by the location's scheme
 	debug      bool
 }
 
@@ -66,7 +70,84 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.cacheMiB, "cache-mb", 256, "memory for cached data blocks, in MiB")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory for spilled parts of files filtered by deletion vectors (default: the system temp dir)")
 	fs.Int64Var(&f.dvCacheMiB, "dv-cache-mb", 64, "memory for cached views of files with deletion vectors, in MiB")
+	fs.StringVar(&f.blockSize, "block-size", "auto", "unit of data file reads and of the block cache, e.g. 1MiB, 512KiB (auto: "+
+		"1MiB for local tables, 4MiB for s3://, gs://, azblob://)")
+	fs.IntVar(&f.readAhead, "read-ahead", -1, "most blocks read ahead, in parallel, of a sequential reader; 0 disables (default: "+
+		"2 for local tables, 16 for s3://, gs://, azblob://)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
+}
+
+// Read tuning by kind of location. Local reads are cheap: small blocks,
+// little read-ahead. An object-store request costs a round trip, so blocks
+// are larger and a sequential reader keeps many in flight: a window of up
+// to 64 MiB streams at over 1 GB/s with 20 ms per request (BENCHMARKS.md,
+// "remote read"), while a random read still fetches one 4 MiB block.
+const (
+	localBlockSize  = 1 << 20
+	localReadAhead  = 2
+	remoteBlockSize = 4 << 20
+	remoteReadAhead = 16
+)
+
+// isRemote reports whether a table location names an object store.
+func isRemote(location string) bool {
+	scheme, _, ok := strings.Cut(location, "://")
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(scheme) {
+	case "s3", "gs", "azblob":
+		return true
+	}
+	return false
+}
+
+// readTuning returns the block size and read-ahead for a location: the
+// flags if given, else the defaults for its kind.
+func (f *mountFlags) readTuning(location string) (blockSize int64, readAhead int, err error) {
+	blockSize, readAhead = localBlockSize, localReadAhead
+	if isRemote(location) {
+		blockSize, readAhead = remoteBlockSize, remoteReadAhead
+	}
+	if f.blockSize != "" && f.blockSize != "auto" {
+		if blockSize, err = parseSize(f.blockSize); err != nil {
+			return 0, 0, fmt.Errorf("--block-size: %w", err)
+		}
+		if blockSize < 4<<10 || blockSize > 256<<20 {
+			return 0, 0, fmt.Errorf("--block-size %s: want 4KiB to 256MiB", f.blockSize)
+		}
+	}
+	if f.readAhead >= 0 {
+		readAhead = f.readAhead
+	}
+	if readAhead > 256 {
+		return 0, 0, fmt.Errorf("--read-ahead %d: want at most 256 blocks", readAhead)
+	}
+	return blockSize, readAhead, nil
+}
+
+// parseSize reads a byte count: a plain number, or one with a binary unit
+// (K, KiB, M, MiB, G, GiB; any case, KB and MB taken as KiB and MiB).
+func parseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	num := strings.TrimRight(t, "kmgib")
+	shift := 0
+	switch strings.TrimSuffix(strings.TrimSuffix(t[len(num):], "b"), "i") {
+	case "":
+	case "k":
+		shift = 10
+	case "m":
+		shift = 20
+	case "g":
+		shift = 30
+	default:
+		return 0, fmt.Errorf("%q: unknown unit (use KiB, MiB or GiB)", s)
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 || n > 1<<40>>shift {
+		return 0, fmt.Errorf("%q is not a size", s)
+	}
+	return n << shift, nil
 }
 
 func runMount(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -83,6 +164,13 @@ func runMount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // serves until ctx ends (SIGINT, SIGTERM), then unmounts.
 func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, stdout, stderr io.Writer) error {
 	start := time.Now()
+	blockSize, readAhead, err := mf.readTuning(location)
+	if err != nil {
+		return err
+	}
+	if readAhead == 0 {
+		readAhead = -1 // fs.Options: negative disables
+	}
 	st, err := blobstore.Open(ctx, location)
 	if err != nil {
 		return err
@@ -105,6 +193,8 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		AllowOther:      mf.allowOther,
 		RefreshInterval: mf.refresh,
 		CacheBytes:      mf.cacheMiB << 20,
+		BlockSize:       blockSize,
+		ReadAhead:       readAhead,
 		CacheDir:        mf.cacheDir,
 		DVCacheBytes:    mf.dvCacheMiB << 20,
 		Debug:           mf.debug,

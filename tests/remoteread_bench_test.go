@@ -1,0 +1,285 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/s3blob"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/tests/servers"
+	"github.com/deltafs/deltafs/versions"
+)
+
+// TestRemoteReadBenchmark measures sequential reading of a 256 MiB data
+// file of a Delta table on versitygw (S3 on 127.0.0.1) through the mount,
+// against one single-stream download of the same object from the same
+// server (a GET streamed to io.Discard), with and without 20 ms of latency
+// injected before every request. It prints a table; BENCHMARKS.md
+// ("remote read") records it. Run with
+//
+//	DELTAFS_REMOTE_BENCH=1 go test ./tests -run TestRemoteReadBenchmark -v -count=1
+//
+// DELTAFS_REMOTE_BENCH_MIB changes the file size (default 256).
+func TestRemoteReadBenchmark(t *testing.T) {
+	if os.Getenv("DELTAFS_REMOTE_BENCH") == "" {
+		t.Skip("benchmark: set DELTAFS_REMOTE_BENCH=1 to run")
+	}
+	requireFUSE(t)
+	size := int64(256) << 20
+	if s := os.Getenv("DELTAFS_REMOTE_BENCH_MIB"); s != "" {
+		var mib int64
+		if _, err := fmt.Sscan(s, &mib); err != nil || mib <= 0 {
+			t.Fatalf("DELTAFS_REMOTE_BENCH_MIB=%q", s)
+		}
+		size = mib << 20
+	}
+	srv := servers.Start(t, servers.VersityGW)
+	location := srv.Location("remoteread/bench")
+	want := rrPutTable(t, location, size)
+
+	const runs = 3
+	t.Logf("%d MiB object on %s (%s), %d runs each, median; reads of 1 MiB", size>>20, srv.Name, srv.Addr, runs)
+	t.Logf("%-9s %-38s %10s %7s %6s %7s %7s", "latency", "reader", "MiB/s", "ratio", "GETs", "MiB got", "rounds")
+	for _, lat := range []time.Duration{0, 20 * time.Millisecond} {
+		base := rrMedian(runs, func() (time.Duration, blobstore.Counts) {
+			return rrDownload(t, location, lat), blobstore.Counts{Gets: 1, Bytes: size, Rounds: 1}
+		})
+		t.Logf("%-9v %-38s %10.0f %7s %6d %7d %7d", lat, "single-stream GET", rrMiBps(size, base.d), "1.00x", 1, size>>20, 1)
+		for _, c := range []struct {
+			name string
+			opts fs.Options
+		}{
+			{"mount, 1 MiB blocks, read-ahead 2", fs.Options{BlockSize: 1 << 20, ReadAhead: 2}},
+			{"mount, 1 MiB blocks, read-ahead 8", fs.Options{BlockSize: 1 << 20, ReadAhead: 8}},
+			{"mount, 4 MiB blocks, read-ahead 8", fs.Options{BlockSize: 4 << 20, ReadAhead: 8}},
+			{"mount, 4 MiB blocks, read-ahead 16 *", fs.Options{BlockSize: 4 << 20, ReadAhead: 16}},
+			{"mount, 8 MiB blocks, read-ahead 8", fs.Options{BlockSize: 8 << 20, ReadAhead: 8}},
+		} {
+			m := rrMedian(runs, func() (time.Duration, blobstore.Counts) {
+				return rrMountRead(t, location, lat, c.opts, want)
+			})
+			ratio := base.d.Seconds() / m.d.Seconds()
+			t.Logf("%-9v %-38s %10.0f %6.2fx %6d %7d %7d", lat, c.name, rrMiBps(size, m.d), ratio, m.c.Gets, m.c.Bytes>>20, m.c.Rounds)
+		}
+	}
+
+	// * marks the defaults bin/deltafs uses for s3://, gs:// and azblob://;
+	// the binary itself, with those defaults (no injected latency):
+	if bin := os.Getenv("DELTAFS_BIN"); bin != "" || rrExists(filepath.Join("..", "bin", "deltafs")) {
+		binPath := deltafsBin(t)
+		base := rrMedian(runs, func() (time.Duration, blobstore.Counts) { return rrDownload(t, location, 0), blobstore.Counts{} })
+		m := rrMedian(runs, func() (time.Duration, blobstore.Counts) {
+			mp := t.TempDir()
+			p := startMount(t, binPath, location, mp)
+			if _, ok := p.waitReady(60 * time.Second); !ok {
+				t.Fatalf("deltafs mount: no ready line; stderr:\n%s", p.stderr.String())
+			}
+			d := rrReadFile(t, filepath.Join(mp, "latest", "big.bin"), want)
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			p.wait(15 * time.Second)
+			return d, blobstore.Counts{}
+		})
+		t.Logf("%-9v %-38s %10.0f %6.2fx   (single-stream GET %.0f MiB/s)", time.Duration(0), "bin/deltafs mount (s3 defaults)",
+			rrMiBps(size, m.d), base.d.Seconds()/m.d.Seconds(), rrMiBps(size, base.d))
+	}
+}
+
+// rrPutTable writes a one-file table (big.bin, size random bytes) at
+// location and returns the file's bytes.
+func rrPutTable(t *testing.T, location string, size int64) []byte {
+	t.Helper()
+	ctx := context.Background()
+	st, err := blobstore.Open(ctx, location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	data := make([]byte, size)
+	rng := rand.NewChaCha8([32]byte{'d', 'e', 'l', 't', 'a'})
+	rng.Read(data)
+	if err := st.Write(ctx, "big.bin", data); err != nil {
+		t.Fatal(err)
+	}
+	commit, err := deltagen.EncodeActions([]action.Action{
+		deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil),
+		deltagen.AddFile("big.bin", size, time.Now().UnixMilli(), nil, ""),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Write(ctx, "_delta_log/00000000000000000000.json", commit); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// rrDownload streams the object to io.Discard with one GET, after the
+// injected latency, and returns how long that took.
+func rrDownload(t *testing.T, location string, latency time.Duration) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	u, err := url.Parse(location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := u.Path[1:] + "/big.bin"
+	u.Path = ""
+	b, err := blob.OpenBucket(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	start := time.Now()
+	time.Sleep(latency)
+	r, err := b.NewReader(ctx, key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, r)
+	r.Close()
+	d := time.Since(start)
+	if err != nil || n != r.Size() {
+		t.Fatalf("download: %d bytes, %v", n, err)
+	}
+	return d
+}
+
+// rrMountRead mounts the table in-process over a store with the given
+// latency and reads big.bin through the mount once, checking its bytes.
+func rrMountRead(t *testing.T, location string, latency time.Duration, opts fs.Options, want []byte) (time.Duration, blobstore.Counts) {
+	t.Helper()
+	mp, st, unmount := rrMount(t, location, latency, opts)
+	defer unmount()
+	p := filepath.Join(mp, "latest", "big.bin")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal(err)
+	}
+	before := st.Counts()
+	d := rrReadFile(t, p, want)
+	return d, st.Counts().Sub(before)
+}
+
+// rrMount mounts the table at location in-process, with fs.Mount over a
+// store that adds latency to every request, and returns the mountpoint,
+// the store (for its request counts) and the function that unmounts it,
+// which also runs when the test ends.
+func rrMount(t *testing.T, location string, latency time.Duration, opts fs.Options) (string, *blobstore.Store, func()) {
+	t.Helper()
+	requireFUSE(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := blobstore.Open(ctx, location, blobstore.WithLatency(latency))
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	tbl, err := versions.Open(ctx, st, versions.Options{})
+	if err != nil {
+		cancel()
+		st.Close()
+		t.Fatal(err)
+	}
+	if opts.RefreshInterval == 0 {
+		opts.RefreshInterval = -1
+	}
+	logs := &lockedBuffer{}
+	if opts.Logger == nil {
+		opts.Logger = log.New(logs, "", 0)
+	}
+	mp := t.TempDir()
+	srv, err := fs.Mount(ctx, mp, mountTable{tbl, st}, opts)
+	if err != nil {
+		cancel()
+		st.Close()
+		t.Fatal(err)
+	}
+	var once sync.Once
+	unmount := func() {
+		once.Do(func() {
+			if err := srv.Unmount(); err != nil {
+				t.Errorf("unmount %s: %v", mp, err)
+			}
+			cancel()
+			st.Close()
+			if l := logs.String(); l != "" {
+				t.Logf("mount log:\n%s", l)
+			}
+		})
+	}
+	t.Cleanup(unmount)
+	return mp, st, unmount
+}
+
+// rrReadFile reads path front to back in 1 MiB reads into one reused
+// buffer (the mount's counterpart of streaming to io.Discard) and times
+// that; then it reads the file again, untimed, and compares the bytes with
+// want. The second pass is served from the kernel's page cache, which holds
+// what the mount returned in the first.
+func rrReadFile(t *testing.T, path string, want []byte) time.Duration {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	start := time.Now()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for {
+		m, err := f.Read(buf)
+		n += int64(m)
+		if err == io.EOF || (err == nil && m == 0) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("read %s at %d: %v", path, n, err)
+		}
+	}
+	f.Close()
+	d := time.Since(start)
+	if n != int64(len(want)) {
+		t.Fatalf("%s: read %d bytes, want %d", path, n, len(want))
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s: the %d bytes read differ from the %d stored", path, len(got), len(want))
+	}
+	return d
+}
+
+type rrResult struct {
+	d time.Duration
+	c blobstore.Counts
+}
+
+// rrMedian runs f n times and returns the run of median duration.
+func rrMedian(n int, f func() (time.Duration, blobstore.Counts)) rrResult {
+	rs := make([]rrResult, n)
+	for i := range rs {
+		rs[i].d, rs[i].c = f()
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].d < rs[j].d })
+	return rs[n/2]
+}
+
+func rrMiBps(size int64, d time.Duration) float64 { return float64(size) / (1 << 20) / d.Seconds() }
+
+func rrExists(p string) bool { _, err := os.Stat(p); return err == nil }
