@@ -8,8 +8,9 @@ import (
 )
 
 // snapshotCache keeps built snapshots by version and makes concurrent
-// requests for one version share a single build.
-// TODO(cache): move onto cache.Cache once it lands.
+// requests for one version share a single build. It is not a cache.Cache:
+// ristretto's admission policy may refuse a value, and following latest
+// depends on finding the snapshot just built (nearestBelow), every time.
 type snapshotCache struct {
 	maxBytes int64
 

@@ -59,6 +59,7 @@ type mountFlags struct {
 	cacheMiB   int64
 	cacheDir   string
 	dvCacheMiB int64
+	snapMiB    int64
 	blockSize  string // "" or "auto": by the location's scheme
 	readAhead  int    // -1: by the location's scheme
 	debug      bool
@@ -70,6 +71,7 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.cacheMiB, "cache-mb", 256, "memory for cached data blocks, in MiB")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory for spilled parts of files filtered by deletion vectors (default: the system temp dir)")
 	fs.Int64Var(&f.dvCacheMiB, "dv-cache-mb", 64, "memory for cached views of files with deletion vectors, in MiB")
+	fs.Int64Var(&f.snapMiB, "snapshot-cache-mb", 1024, "memory for cached version snapshots (about 50 bytes plus the path per live file), in MiB")
 	fs.StringVar(&f.blockSize, "block-size", "auto", "unit of data file reads and of the block cache, e.g. 1MiB, 512KiB (auto: "+
 		"1MiB for local tables, 4MiB for s3://, gs://, azblob://)")
 	fs.IntVar(&f.readAhead, "read-ahead", -1, "most blocks read ahead, in parallel, of a sequential reader; 0 disables (default: "+
@@ -176,7 +178,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		return err
 	}
 	defer st.Close()
-	t, err := versions.Open(ctx, st, versions.Options{})
+	t, err := versions.Open(ctx, st, versions.Options{SnapshotCacheBytes: mf.snapMiB << 20})
 	if err != nil {
 		return err
 	}
