@@ -54,27 +54,61 @@ func (l *leaf) count() int { return len(l.ints) + len(l.bools) + len(l.strs) }
 // hasValues reports whether the column holds at least one value.
 func (l *leaf) hasValues() bool { return l != nil && l.count() > 0 }
 
-// readLeaf decodes column chunk idx of a row group.
-func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool) (*leaf, error) {
-	l := &leaf{maxDef: byte(col.MaxDefinitionLevel()), maxRep: byte(col.MaxRepetitionLevel()), numRecords: numRecords}
+// leafPool recycles the arrays of decoded leaves between the row groups
+// one worker decodes: a million-row checkpoint otherwise allocates (and
+// clears, and collects) its columns once per row group.
+type leafPool struct{ free []*leaf }
+
+func (p *leafPool) get() *leaf {
+	if n := len(p.free); n > 0 {
+		l := p.free[n-1]
+		p.free = p.free[:n-1]
+		return l
+	}
+	return &leaf{}
+}
+
+func (p *leafPool) put(l *leaf) { p.free = append(p.free, l) }
+
+// reset empties a leaf for a new column chunk, keeping its arrays.
+func (l *leaf) reset(maxDef, maxRep byte, numRecords bool) {
+	*l = leaf{
+		maxDef: maxDef, maxRep: maxRep, numRecords: numRecords,
+		defs: l.defs[:0], reps: l.reps[:0], ints: l.ints[:0], bools: l.bools[:0], strs: l.strs[:0], codes: l.codes[:0],
+	}
+	if maxDef == 0 {
+		l.defs = nil // present() reads nil as "every value is there"
+	}
+	if maxRep == 0 {
+		l.reps = nil
+	}
+}
+
+// readLeaf decodes a column chunk of a row group into a leaf from pool.
+func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *leafPool) (*leaf, error) {
+	l := pool.get()
+	l.reset(byte(col.MaxDefinitionLevel()), byte(col.MaxRepetitionLevel()), numRecords)
 	kind := col.Type().Kind()
 	chunk := rg.ColumnChunks()[col.Index()]
 	// Size the arrays once: growing them by appending cost more than
 	// decoding on a million-row checkpoint. The count comes from the file,
 	// so it is capped: a corrupt footer must not make us allocate gigabytes.
 	if n := int(min(chunk.NumValues(), maxPrealloc)); n > 0 {
-		if l.maxDef > 0 {
+		if l.maxDef > 0 && cap(l.defs) < n {
 			l.defs = make([]byte, 0, n)
 		}
-		if l.maxRep > 0 {
+		if l.maxRep > 0 && cap(l.reps) < n {
 			l.reps = make([]byte, 0, n)
 		}
 		switch {
-		case kind == parquet.ByteArray && !numRecords:
+		case kind == parquet.ByteArray && !numRecords && cap(l.strs) < n:
 			l.strs = make([]string, 0, n)
-		case kind == parquet.Int32, kind == parquet.Int64, numRecords:
+		case (kind == parquet.Int32 || kind == parquet.Int64 || numRecords) && cap(l.ints) < n:
 			l.ints = make([]int64, 0, n)
 		}
+	}
+	if l.maxDef > 0 && l.defs == nil {
+		l.defs = []byte{}
 	}
 	pages := chunk.Pages()
 	defer pages.Close()

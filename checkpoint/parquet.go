@@ -79,7 +79,7 @@ func (pf *parquetFile) sidecars() ([]action.Sidecar, error) {
 			if col == nil {
 				continue
 			}
-			l, err := readLeaf(rg, col, false)
+			l, err := readLeaf(rg, col, false, &leafPool{})
 			if err != nil {
 				return nil, fmt.Errorf("checkpoint %s: %w", pf.key, err)
 			}
@@ -152,12 +152,13 @@ func decodeRowGroups(ctx context.Context, f *parquet.File, cols *columns, opts O
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var pool leafPool
 			for i := range next {
 				if ctx.Err() != nil {
 					errs[i] = ctx.Err()
 					continue
 				}
-				results[i], errs[i] = decodeRowGroup(groups[i], cols, opts)
+				results[i], errs[i] = decodeRowGroup(groups[i], cols, opts, &pool)
 			}
 		}()
 	}

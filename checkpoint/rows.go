@@ -84,11 +84,16 @@ func (g *rowGroup) cur(col *parquet.Column) *cursor { return newCursor(g.leaves[
 
 func (g *rowGroup) rep(col *parquet.Column) *repCursor { return &repCursor{l: g.leaves[col]} }
 
-func decodeRowGroup(rg parquet.RowGroup, c *columns, opts Options) (*Result, error) {
+func decodeRowGroup(rg parquet.RowGroup, c *columns, opts Options, pool *leafPool) (*Result, error) {
 	g := &rowGroup{c: c, leaves: map[*parquet.Column]*leaf{}, opts: opts, parts: map[string]*action.Partition{}}
+	defer func() {
+		for _, l := range g.leaves {
+			pool.put(l)
+		}
+	}()
 	rows := int(rg.NumRows())
 	for _, col := range c.all() {
-		l, err := readLeaf(rg, col, col == c.addStats)
+		l, err := readLeaf(rg, col, col == c.addStats, pool)
 		if err != nil {
 			return nil, err
 		}

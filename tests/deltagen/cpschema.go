@@ -53,7 +53,7 @@ type cpDV struct {
 
 type cpAdd struct {
 	Path                    string             `parquet:"path"`
-	PartitionValues         map[string]*string `parquet:"partitionValues"`
+	PartitionValues         map[string]*string `parquet:"partitionValues" parquet-key:",dict" parquet-value:",dict"`
 	Size                    int64              `parquet:"size"`
 	ModificationTime        int64              `parquet:"modificationTime"`
 	DataChange              bool               `parquet:"dataChange"`
