@@ -57,6 +57,15 @@ func checkRelative(raw, p string) (string, error) {
 	if strings.HasSuffix(p, "/") {
 		return "", fmt.Errorf("path %q names a directory", raw)
 	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("path %q contains a NUL byte", raw)
+	}
+	// Fast path for the common case (called once per file of a
+	// checkpoint): no element can be empty, "." or ".." when no element
+	// starts with '.' and no "//" occurs.
+	if p[0] != '.' && !strings.Contains(p, "/.") && !strings.Contains(p, "//") {
+		return p, nil
+	}
 	for rest := p; rest != ""; {
 		elem := rest
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
@@ -67,9 +76,6 @@ func checkRelative(raw, p string) (string, error) {
 		if elem == "" || elem == "." || elem == ".." {
 			return "", fmt.Errorf("path %q leaves the table root or is not canonical", raw)
 		}
-	}
-	if strings.IndexByte(p, 0) >= 0 {
-		return "", fmt.Errorf("path %q contains a NUL byte", raw)
 	}
 	return p, nil
 }
