@@ -38,11 +38,16 @@ func (o BuildOptions) withDefaults() BuildOptions {
 // decides per row group: a row group that loses no row is copied byte for
 // byte (its column chunks become source ranges of the view, their offsets
 // shifted in the footer); one that loses every row is dropped; one that
-// loses some rows is decoded, filtered and re-encoded with the same schema
-// and compression (see reencode). The footer is rewritten: row counts,
-// offsets, sizes; statistics are the source's for copied row groups and the
-// writer's (computed over exactly the kept rows) for re-encoded ones; page
-// indexes and bloom filters are dropped everywhere. Every other footer field
+// loses some rows is rebuilt page by page when it can be (see splice.go:
+// pages holding no deleted row are copied byte for byte, the others are
+// re-encoded without the deleted rows), else decoded, filtered and
+// re-encoded whole with the same schema and compression (see reencode).
+// The footer is rewritten: row counts, offsets, sizes; statistics are the
+// source's for copied row groups (none where the source has none: see
+// footer_encode.go), the writer's (computed over exactly the kept rows) for
+// row groups re-encoded whole, and only the null count (adjusted) for column
+// chunks rebuilt page by page, whose min, max and distinct count could be
+// stale; page indexes and bloom filters are dropped everywhere. Every other footer field
 // (schema, key-value metadata, created_by, column orders) is kept.
 //
 // A vector that deletes a row the file does not have is an error wrapping
@@ -112,6 +117,22 @@ func build(ctx context.Context, src RangeReader, size int64, vec *Vector, opts B
 			out.RowGroups = append(out.RowGroups, nrg)
 			v.CopiedRowGroups++
 		default:
+			if pageSplicing {
+				nrg, pages, err := spliceRowGroup(ctx, b, src, md, rg, first, vec, dataEnd)
+				if err == nil {
+					out.RowGroups = append(out.RowGroups, nrg)
+					v.RewrittenRowGroups++
+					v.SplicedRowGroups++
+					v.RewrittenPages += pages
+					break
+				}
+				if cerr := ctx.Err(); cerr != nil {
+					return nil, cerr
+				}
+				v.spliceErr = fmt.Errorf("row group %d: %w", i, err)
+				// Anything the page-level path cannot do, the whole-row-group
+				// path does (or reports).
+			}
 			nrgs, err := re.rowGroup(b, i, rg, first)
 			if err != nil {
 				return nil, fmt.Errorf("row group %d: %w", i, err)

@@ -100,7 +100,7 @@ func readFooter(ctx context.Context, src RangeReader, size int64) (*format.FileM
 // encodeFooter renders md as the tail of a Parquet file: the thrift footer,
 // its 4-byte little-endian length and the magic.
 func encodeFooter(md *format.FileMetaData) ([]byte, error) {
-	b, err := thrift.Marshal(new(thrift.CompactProtocol), md)
+	b, err := thrift.Marshal(new(thrift.CompactProtocol), mirrorFooter(md))
 	if err != nil {
 		return nil, fmt.Errorf("encode footer: %w", err)
 	}

@@ -30,6 +30,11 @@ type View struct {
 	// CopiedRowGroups were copied byte for byte; RewrittenRowGroups lost
 	// some rows and were re-encoded; DroppedRowGroups lost every row.
 	CopiedRowGroups, RewrittenRowGroups, DroppedRowGroups int
+	// SplicedRowGroups of the RewrittenRowGroups were rebuilt page by
+	// page: RewrittenPages data pages re-encoded, the others copied.
+	SplicedRowGroups, RewrittenPages int
+
+	spliceErr error // why the last row group not spliced was not (for tests)
 }
 
 // segment is one piece of a View.
