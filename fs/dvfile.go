@@ -96,17 +96,34 @@ func (n *fileNode) view(ctx context.Context) (*dvfilter.View, syscall.Errno) {
 
 // blockSource reads ranges of the node's stored file through the block
 // cache.
-func (n *fileNode) blockSource() dvfilter.RangeReader {
+// blockSource reads the stored file through the block cache, and through
+// the open handle's held blocks and read-ahead when there is one.
+func (n *fileNode) blockSource(h *fileHandle) dvfilter.RangeReader {
 	return dvfilter.RangeReaderFunc(func(ctx context.Context, off, ln int64) ([]byte, error) {
 		r, path, size := n.root, n.f.Path, n.f.Size
+		block := func(idx int64) ([]byte, error) {
+			if h != nil {
+				return h.block(ctx, r, path, size, idx)
+			}
+			return r.block(ctx, path, size, idx)
+		}
 		end := min(off+ln, size)
 		if off < 0 || off >= end {
 			return nil, nil
 		}
 		bs := r.opts.BlockSize
+		if first := off / bs; (end-1)/bs == first {
+			// Inside one block: hand out the cached bytes, no copy (the
+			// view only copies out of them).
+			data, err := block(first)
+			if err != nil {
+				return nil, fmt.Errorf("object %q, bytes %d-%d: %w", path, first*bs, min((first+1)*bs, size), err)
+			}
+			return data[off-first*bs : end-first*bs], nil
+		}
 		buf := make([]byte, 0, end-off)
 		for b := off / bs; b*bs < end; b++ {
-			data, err := r.block(ctx, path, size, b)
+			data, err := block(b)
 			if err != nil {
 				return nil, fmt.Errorf("object %q, bytes %d-%d: %w", path, b*bs, min((b+1)*bs, size), err)
 			}
@@ -138,19 +155,18 @@ func (n *fileNode) readDV(ctx context.Context, fh fusefs.FileHandle, dest []byte
 	}
 	end := min(off+int64(len(dest)), size)
 	buf := dest[:end-off]
-	if _, err := v.ReadAt(ctx, n.blockSource(), buf, off); err != nil {
+	// Read ahead in the stored file, as for a plain file, before this read
+	// waits: the view's copied row groups are ranges of it, in order.
+	if h != nil {
+		if src, ok := v.SourceOffset(off); ok {
+			h.readAhead(n.root, n.f.Path, n.f.Size, src, min(src+(end-off), n.f.Size))
+		}
+	}
+	if _, err := v.ReadAt(ctx, n.blockSource(h), buf, off); err != nil {
 		if !isCancel(err) {
 			n.root.logf("read v%d/%s (filtered view, bytes %d-%d): %v", n.version, n.f.Path, off, end, err)
 		}
 		return nil, readErrno(err)
-	}
-	if h != nil && n.root.opts.ReadAhead > 0 {
-		bs := n.root.opts.BlockSize
-		if from, to := h.advance(off, end, bs, n.root.opts.ReadAhead); from < to {
-			if src, ok := v.SourceOffset(min(from*bs, size-1)); ok {
-				n.root.readAhead(n.f.Path, n.f.Size, src/bs, src/bs+(to-from))
-			}
-		}
 	}
 	return fuse.ReadResultData(buf), 0
 }
