@@ -29,7 +29,6 @@ type fileHandle struct {
 
 	mu        sync.Mutex
 	next      int64                // GUARDED_BY(mu): where a sequential reader reads next
-	run       int                  // GUARDED_BY(mu): sequential reads in a row (advance)
 	scheduled int64                // GUARDED_BY(mu): blocks below this index are already prefetched
 	runFrom   int64                // GUARDED_BY(mu): plain files: where the current sequential run began
 	window    int                  // GUARDED_BY(mu): plain files: blocks to keep ahead; 0 while not sequential
@@ -65,41 +64,14 @@ func newFileHandle(r *root) *fileHandle {
 	return &fileHandle{ctx: ctx, cancel: cancel}
 }
 
-// advance records a read of [off, end) and returns the range of block
-// indexes [from, to) to prefetch now, empty when the reader is not
-// sequential or the window is already scheduled. The kernel's own read-ahead
-// sends reads slightly out of order, so a read that starts up to one block
-// away from where the previous one ended still counts as sequential. Files
-// with deletion vectors use it with a fixed window; plain files use
-// readAhead, whose window grows.
-func (h *fileHandle) advance(off, end, blockSize int64, window int) (from, to int64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if off >= h.next-blockSize && off <= h.next+blockSize {
-		h.run++
-		h.next = max(h.next, end)
-	} else {
-		h.run = 0
-		h.next = end
-		h.scheduled = 0
-		return 0, 0
-	}
-	last := (end - 1) / blockSize // block the reader is in
-	from = max(last+1, h.scheduled)
-	to = last + 1 + int64(window)
-	if from >= to {
-		return 0, 0
-	}
-	h.scheduled = to
-	return from, to
-}
-
-// readAhead records a read of [off, end) of a plain file of size bytes and
-// starts loading the blocks a sequential reader will want next. The window
+// readAhead records a read of [off, end) of a stored file of size bytes (a
+// plain file, or the source of a DV file's view) and starts loading the blocks a sequential reader will want next. The window
 // grows with the run of sequential reads, to rampUp times the bytes read in
 // the run, from one block at its first read up to Options.ReadAhead: a long
 // sequential read soon keeps several blocks in flight, while a read that is
-// not sequential (same rule as advance) resets it to nothing, so random
+// not sequential (starting more than a block away from where the previous
+// one ended: the kernel's own read-ahead reorders a little) resets it to
+// nothing, so random
 // access reads no more than it asks for. Blocks behind the reader or past
 // the window are dropped. When the budget runs out the window stops short,
 // and the next read tries again.

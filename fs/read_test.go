@@ -160,34 +160,4 @@ func TestReadAheadPrefetchesSequentialReads(t *testing.T) {
 	if tbl.readN.Load() != before {
 		t.Error("read of a prefetched block went to storage")
 	}
-
-	// A reader that jumps around gets no read-ahead.
-	h2 := &fileHandle{}
-	for _, off := range []int64{4 * testBlock, 1000, 3*testBlock + 7} {
-		if from, to := h2.advance(off, off+100, testBlock, 2); from < to && off != 1000 {
-			t.Errorf("random read at %d scheduled read-ahead [%d, %d)", off, from, to)
-		}
-	}
-}
-
-func TestHandleAdvance(t *testing.T) {
-	const bs = 100
-	h := &fileHandle{}
-	type step struct {
-		off, end int64
-		from, to int64
-	}
-	for i, s := range []step{
-		{0, 50, 1, 3},       // a read at the start counts as sequential
-		{50, 100, 0, 0},     // window [1,3) already scheduled
-		{100, 200, 3, 4},    // now in block 1: window [2,4), 2 done
-		{200, 300, 4, 5},    // block 2
-		{900, 950, 0, 0},    // jump: no read-ahead
-		{950, 1000, 10, 12}, // sequential again from block 9
-	} {
-		from, to := h.advance(s.off, s.end, bs, 2)
-		if from != s.from || to != s.to {
-			t.Errorf("step %d: advance(%d, %d) = [%d, %d), want [%d, %d)", i, s.off, s.end, from, to, s.from, s.to)
-		}
-	}
 }
