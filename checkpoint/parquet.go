@@ -21,16 +21,16 @@ type parquetFile struct {
 }
 
 // fetchParquet reads the footer of a Parquet checkpoint file, then the
-// column chunks that replay needs (with stats: the stats column too).
-func fetchParquet(ctx context.Context, st Storage, p Part, stats bool) (*parquetFile, error) {
-	pf, err := fetchParquetFile(ctx, st, p, stats)
+// column chunks that replay needs (with details: stats and partition values).
+func fetchParquet(ctx context.Context, st Storage, p Part, details bool) (*parquetFile, error) {
+	pf, err := fetchParquetFile(ctx, st, p, details)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", p.Key, err)
 	}
 	return pf, nil
 }
 
-func fetchParquetFile(ctx context.Context, st Storage, p Part, stats bool) (*parquetFile, error) {
+func fetchParquetFile(ctx context.Context, st Storage, p Part, details bool) (*parquetFile, error) {
 	if p.Size < 12 {
 		return nil, fmt.Errorf("%d bytes is too small for a Parquet file", p.Size)
 	}
@@ -49,7 +49,7 @@ func fetchParquetFile(ctx context.Context, st Storage, p Part, stats bool) (*par
 	if err != nil {
 		return nil, err
 	}
-	cols := resolve(f.Root(), stats)
+	cols := resolve(f.Root(), details)
 	chunks, err := chunkRanges(f, cols, p.Size)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ const SidecarDir = "_delta_log/_sidecars/"
 
 // Read reads and decodes a whole checkpoint.
 func Read(ctx context.Context, st Storage, cp Checkpoint, opts Options) (*Result, error) {
-	f, err := Fetch(ctx, st, cp, opts.Stats)
+	f, err := Fetch(ctx, st, cp, opts.Details)
 	if err != nil {
 		return nil, err
 	}
@@ -52,14 +52,14 @@ type Fetched struct {
 	version  int64
 	json     []byte         // a v2 checkpoint in JSON, or nil
 	parquets []*parquetFile // the Parquet parts, then the sidecars
-	stats    bool
+	details  bool
 }
 
 // Fetch reads the files of a checkpoint: all its parts in parallel, then the
-// sidecars a v2 checkpoint points to, also in parallel. With stats, the
-// stats column is read too.
-func Fetch(ctx context.Context, st Storage, cp Checkpoint, stats bool) (*Fetched, error) {
-	f := &Fetched{version: cp.Version, stats: stats}
+// sidecars a v2 checkpoint points to, also in parallel. With details, the
+// stats and partition values columns are read too.
+func Fetch(ctx context.Context, st Storage, cp Checkpoint, details bool) (*Fetched, error) {
+	f := &Fetched{version: cp.Version, details: details}
 	var actions []action.Sidecar
 	if cp.Kind == V2JSON {
 		var err error
@@ -77,7 +77,7 @@ func Fetch(ctx context.Context, st Storage, cp Checkpoint, stats bool) (*Fetched
 		}
 	} else {
 		var err error
-		if f.parquets, err = fetchAll(ctx, st, cp.Parts, stats); err != nil {
+		if f.parquets, err = fetchAll(ctx, st, cp.Parts, details); err != nil {
 			return nil, err
 		}
 		for _, pf := range f.parquets {
@@ -96,7 +96,7 @@ func Fetch(ctx context.Context, st Storage, cp Checkpoint, stats bool) (*Fetched
 		}
 		sidecars = append(sidecars, p)
 	}
-	side, err := fetchAll(ctx, st, sidecars, stats)
+	side, err := fetchAll(ctx, st, sidecars, details)
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +104,10 @@ func Fetch(ctx context.Context, st Storage, cp Checkpoint, stats bool) (*Fetched
 	return f, nil
 }
 
-// Decode decodes the fetched files. opts.Stats is ignored: whether stats
+// Decode decodes the fetched files. opts.Details is ignored: whether details
 // are read was decided by Fetch.
 func (f *Fetched) Decode(ctx context.Context, opts Options) (*Result, error) {
-	opts.Stats = f.stats
+	opts.Details = f.details
 	res := &Result{}
 	if f.json != nil {
 		top, err := decodeJSON(f.json, fmt.Sprintf("v%d", f.version), opts)
@@ -125,7 +125,7 @@ func (f *Fetched) Decode(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // fetchAll fetches Parquet files in parallel.
-func fetchAll(ctx context.Context, st Storage, parts []Part, stats bool) ([]*parquetFile, error) {
+func fetchAll(ctx context.Context, st Storage, parts []Part, details bool) ([]*parquetFile, error) {
 	out := make([]*parquetFile, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
@@ -133,7 +133,7 @@ func fetchAll(ctx context.Context, st Storage, parts []Part, stats bool) ([]*par
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = fetchParquet(ctx, st, p, stats)
+			out[i], errs[i] = fetchParquet(ctx, st, p, details)
 		}()
 	}
 	wg.Wait()
@@ -159,11 +159,12 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 	res := &Result{}
 	var files []action.File
 	var records []int64
+	var parts []*action.Partition
 	in := &action.Interner{}
 	err := action.ParseLines(data, func(a *action.Action) error {
 		switch {
 		case a.Add != nil:
-			f, err := action.FileOf(a.Add, opts.Root, in)
+			f, err := action.FileOf(a.Add, opts.Root)
 			if err != nil {
 				return fmt.Errorf("add: %w", err)
 			}
@@ -171,7 +172,10 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 				return nil
 			}
 			files = append(files, f)
-			records = append(records, action.NumRecords([]byte(a.Add.Stats)))
+			if opts.Details {
+				records = append(records, action.NumRecords([]byte(a.Add.Stats)))
+				parts = append(parts, in.InternMap(a.Add.PartitionValues))
+			}
 		case a.Remove != nil:
 			res.Tombstones++
 		case a.CommitInfo != nil:
@@ -184,8 +188,9 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	res.Files = append(res.Files, files)
-	if opts.Stats {
+	if opts.Details {
 		res.NumRecords = append(res.NumRecords, records)
+		res.Partitions = append(res.Partitions, parts)
 	}
 	return res, nil
 }

@@ -27,10 +27,11 @@ type Options struct {
 	// Seen lists the logical files newer commits decided; their rows are
 	// dropped.
 	Seen Seen
-	// Stats asks for each add's numRecords (Result.NumRecords). It costs
-	// reading the stats column, most of a checkpoint's bytes, so snapshots
-	// ask only when someone wants the numbers.
-	Stats bool
+	// Details asks for each add's numRecords and partition values
+	// (Result.NumRecords, Result.Partitions). Serving files needs neither,
+	// and the stats column is most of a checkpoint's bytes, so snapshots
+	// ask only when someone wants them.
+	Details bool
 }
 
 // Result is what a checkpoint holds, in file order.
@@ -38,9 +39,11 @@ type Result struct {
 	// Files are the add rows not in Seen, with decoded paths, in chunks
 	// (one per row group) so that joining results copies nothing.
 	Files [][]action.File
-	// NumRecords holds, chunk by chunk like Files, each file's numRecords
-	// from its stats (-1 when absent); only with Options.Stats.
+	// NumRecords and Partitions hold, chunk by chunk like Files, each
+	// file's numRecords from its stats (-1 when absent) and its interned
+	// partition values; only with Options.Details.
 	NumRecords [][]int64
+	Partitions [][]*action.Partition
 	// Tombstones counts remove rows.
 	Tombstones int
 	// Actions are the other actions: protocol, metaData, txn,
@@ -60,6 +63,7 @@ func (r *Result) NumFiles() int {
 func (r *Result) append(o *Result) {
 	r.Files = append(r.Files, o.Files...)
 	r.NumRecords = append(r.NumRecords, o.NumRecords...)
+	r.Partitions = append(r.Partitions, o.Partitions...)
 	r.Tombstones += o.Tombstones
 	r.Actions = append(r.Actions, o.Actions...)
 }
@@ -126,8 +130,10 @@ func (g *rowGroup) adds(rows int, res *Result) error {
 	hasDV := g.leaves[c.dvType].hasValues()
 	files := make([]action.File, 0, paths.count())
 	var records []int64
-	if g.opts.Stats {
+	var parts []*action.Partition
+	if g.opts.Details {
 		records = make([]int64, 0, paths.count())
+		parts = make([]*action.Partition, 0, paths.count())
 	}
 	v := 0
 	for i := 0; i < rows; i++ {
@@ -150,7 +156,7 @@ func (g *rowGroup) adds(rows int, res *Result) error {
 		f := action.File{Path: path, DV: dv}
 		f.Size, _ = size.int(i)
 		f.ModTime, _ = mtime.int(i)
-		if g.opts.Stats {
+		if g.opts.Details {
 			n := int64(-1)
 			if v, ok := numRecords.int(i); ok {
 				n = v
@@ -159,14 +165,19 @@ func (g *rowGroup) adds(rows int, res *Result) error {
 			}
 			records = append(records, n)
 		}
-		if pkey.l != nil {
-			f.Partition = g.partition(pkey, pval, i)
+		if g.opts.Details {
+			var p *action.Partition
+			if pkey.l != nil {
+				p = g.partition(pkey, pval, i)
+			}
+			parts = append(parts, p)
 		}
 		files = append(files, f)
 	}
 	res.Files = append(res.Files, files)
-	if g.opts.Stats {
+	if g.opts.Details {
 		res.NumRecords = append(res.NumRecords, records)
+		res.Partitions = append(res.Partitions, parts)
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ type columns struct {
 	cmVersion *parquet.Column
 }
 
-func resolve(root *parquet.Column, stats bool) *columns {
+func resolve(root *parquet.Column, details bool) *columns {
 	c := &columns{}
 	add := child(root, "add")
 	c.addPath = leafAt(add, "path")
@@ -35,12 +35,12 @@ func resolve(root *parquet.Column, stats bool) *columns {
 	c.addModTime = leafAt(add, "modificationTime")
 	// Checkpoints written with writeStatsAsStruct carry numRecords as a
 	// number; reading it spares decoding every stats string.
-	if stats {
+	if details {
 		if c.addNumRecords = leafAt(child(add, "stats_parsed"), "numRecords"); c.addNumRecords == nil {
 			c.addStats = leafAt(add, "stats")
 		}
+		c.addPartKey, c.addPartValue = mapLeaves(child(add, "partitionValues"))
 	}
-	c.addPartKey, c.addPartValue = mapLeaves(child(add, "partitionValues"))
 	dv := child(add, "deletionVector")
 	c.dvType = leafAt(dv, "storageType")
 	c.dvPath = leafAt(dv, "pathOrInlineDv")

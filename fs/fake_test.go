@@ -94,19 +94,19 @@ func (f *fakeTable) addVersion(t *testing.T, op string, files []fakeFile, reveal
 			f.contents[ff.path] = data
 		}
 		snap.Files = append(snap.Files, replay.File{
-			Path: ff.path, Size: int64(ff.size), ModTime: ff.modTime, Partition: ff.part, DV: ff.dv,
+			Path: ff.path, Size: int64(ff.size), ModTime: ff.modTime, DV: ff.dv,
 		})
 	}
 	slices.SortFunc(snap.Files, func(a, b replay.File) int { return strings.Compare(a.Path, b.Path) })
-	records := make([]int64, len(snap.Files))
+	details := &replay.Details{NumRecords: make([]int64, len(snap.Files)), Partitions: make([]*replay.Partition, len(snap.Files))}
 	for i, sf := range snap.Files {
 		for _, ff := range files {
 			if ff.path == sf.Path {
-				records[i] = ff.records
+				details.NumRecords[i], details.Partitions[i] = ff.records, ff.part
 			}
 		}
 	}
-	snap.SetNumRecords(records)
+	snap.SetDetails(details)
 	f.snaps[v] = snap
 	f.history = append(f.history, HistoryEntry{Version: v, Timestamp: 1_700_000_000_000 + v*1000, Operation: op, Files: len(files)})
 	if reveal {

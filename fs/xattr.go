@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"syscall"
+
+	"github.com/deltafs/deltafs/replay"
 )
 
 // Extended attributes of data files, all read-only and all from the
@@ -39,16 +41,14 @@ func (n *fileNode) xattr(ctx context.Context, name string) ([]byte, bool) {
 	case xattrPrefix + "modificationTime":
 		return itoa(f.ModTime), true
 	case xattrPrefix + "numRecords":
-		// The only attribute that may read storage: snapshots load
-		// checkpoint stats on first use.
-		snap, err := n.root.table.Snapshot(ctx, n.version)
-		if err != nil {
+		records, _, ok := n.details(ctx)
+		return itoa(records), ok && records >= 0
+	case xattrPrefix + "partitionValues":
+		_, part, ok := n.details(ctx)
+		if !ok {
 			return nil, false
 		}
-		records, ok, err := snap.NumRecordsOf(ctx, f.Path)
-		return itoa(records), ok && err == nil
-	case xattrPrefix + "partitionValues":
-		b, err := json.Marshal(f.Partition.Map()) // map keys marshal sorted
+		b, err := json.Marshal(part.Map()) // map keys marshal sorted
 		return b, err == nil
 	case xattrPrefix + "deletedRows":
 		return itoa(f.DeletedRows()), true
@@ -93,4 +93,20 @@ func copyXattr(dest, v []byte) (uint32, syscall.Errno) {
 		return uint32(len(v)), syscall.ERANGE
 	}
 	return uint32(copy(dest, v)), 0
+}
+
+// details returns the file's numRecords and partition values: the only
+// attributes that may read storage, since snapshots read the checkpoint's
+// stats and partition values on first use.
+func (n *fileNode) details(ctx context.Context) (int64, *replay.Partition, bool) {
+	snap, err := n.root.table.Snapshot(ctx, n.version)
+	if err != nil {
+		return 0, nil, false
+	}
+	records, part, ok, err := snap.DetailsOf(ctx, n.f.Path)
+	if err != nil {
+		n.root.logf("v%d/%s: %v", n.version, n.f.Path, err)
+		return 0, nil, false
+	}
+	return records, part, ok
 }

@@ -35,17 +35,17 @@ func Advance(ctx context.Context, st Storage, base *Snapshot, commits []LogFile,
 	if err != nil {
 		return nil, fmt.Errorf("replay v%d: %w", last, err)
 	}
-	snap.records = r.records
-	snap.checkpointRecords = func(ctx context.Context) ([]int64, error) {
-		all, err := base.NumRecords(ctx)
+	snap.tail = r.details
+	snap.headDetails = func(ctx context.Context) (*Details, error) {
+		all, err := base.Details(ctx)
 		if err != nil || kept == nil {
 			return all, err
 		}
-		out := make([]int64, len(kept))
+		d := &Details{NumRecords: make([]int64, len(kept)), Partitions: make([]*action.Partition, len(kept))}
 		for i, k := range kept {
-			out[i] = all[k]
+			d.NumRecords[i], d.Partitions[i] = all.NumRecords[k], all.Partitions[k]
 		}
-		return out, nil
+		return d, nil
 	}
 	return snap, nil
 }

@@ -70,20 +70,21 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 	if err != nil {
 		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
 	}
-	snap.records = r.records
+	snap.tail = r.details
 	if seg.Checkpoint != nil {
 		cp := *seg.Checkpoint
-		opts.Stats = true
-		snap.checkpointRecords = func(ctx context.Context) ([]int64, error) {
+		opts.Details = true
+		snap.headDetails = func(ctx context.Context) (*Details, error) {
 			res, err := checkpoint.Read(ctx, st, cp, opts)
 			if err != nil {
-				return nil, fmt.Errorf("stats of v%d: %w", seg.Version, err)
+				return nil, fmt.Errorf("details of v%d: %w", seg.Version, err)
 			}
-			var out []int64
-			for _, chunk := range res.NumRecords {
-				out = append(out, chunk...)
+			d := &Details{}
+			for i := range res.NumRecords {
+				d.NumRecords = append(d.NumRecords, res.NumRecords[i]...)
+				d.Partitions = append(d.Partitions, res.Partitions[i]...)
 			}
-			return out, nil
+			return d, nil
 		}
 	}
 	return snap, nil
@@ -129,7 +130,7 @@ type reconciler struct {
 	root     string
 	seen     checkpoint.Seen
 	files    []action.File
-	records  []int64 // numRecords of the commit files, aligned with files
+	details  Details // of the commit files, aligned with them
 	removes  int
 	protocol *action.Protocol
 	metadata *action.Metadata
@@ -149,7 +150,7 @@ func (r *reconciler) applyCommit(actions []action.Action) error {
 		a := &actions[i]
 		switch {
 		case a.Add != nil:
-			file, err := action.FileOf(a.Add, r.root, &r.interner)
+			file, err := action.FileOf(a.Add, r.root)
 			if err != nil {
 				return fmt.Errorf("add: %w", err)
 			}
@@ -159,7 +160,8 @@ func (r *reconciler) applyCommit(actions []action.Action) error {
 			}
 			r.seen[key] = struct{}{}
 			r.files = append(r.files, file)
-			r.records = append(r.records, action.NumRecords([]byte(a.Add.Stats)))
+			r.details.NumRecords = append(r.details.NumRecords, action.NumRecords([]byte(a.Add.Stats)))
+			r.details.Partitions = append(r.details.Partitions, r.interner.InternMap(a.Add.PartitionValues))
 		case a.Remove != nil:
 			// A remove whose path cannot be cleaned matches no live file.
 			path, err := action.CleanPath(a.Remove.Path, r.root)

@@ -36,12 +36,13 @@ type Snapshot struct {
 	indexOnce sync.Once
 	index     map[string]int32
 
-	// records are the commit files' numRecords (the tail of Files);
-	// checkpointRecords reads the checkpoint files' ones (the head).
-	records           []int64
-	checkpointRecords func(context.Context) ([]int64, error)
-	statsMu           sync.Mutex
-	stats             []int64 // GUARDED_BY(statsMu)
+	// tail holds the details of the files from commits (the end of
+	// Files); headDetails reads those of the files before them (from the
+	// checkpoint, or the older snapshot advanced from).
+	tail        Details
+	headDetails func(context.Context) (*Details, error)
+	detailsMu   sync.Mutex
+	details     *Details // GUARDED_BY(detailsMu)
 }
 
 // Find returns the live file with the given path, or nil. The first call

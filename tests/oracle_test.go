@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -149,6 +150,16 @@ func checkStore(t *testing.T, st *blobstore.Store, it InventoryTable, refused bo
 			t.Errorf("reopen: %v", err)
 		} else if s2, err := fresh.Snapshot(ctx, e.Version); err != nil || len(s2.Files) != len(snap.Files) {
 			t.Errorf("v%d rebuilt from the log: %v files, err %v; advanced: %d", e.Version, lenFiles(s2), err, len(snap.Files))
+		} else if s3 := commitsOnly(t, table, st, e.Version); s3 != nil {
+			// Details (numRecords, partition values) read lazily from a
+			// checkpoint must equal those the commits give; a checkpoint
+			// may lack the stats (numRecords -1, unknown).
+			a, b := detailsByPath(t, s3), detailsByPath(t, s2)
+			for p, d := range a {
+				if c := b[p]; c.partitions != d.partitions || (c.numRecords != d.numRecords && c.numRecords != -1) {
+					t.Errorf("v%d %s: details %+v from the commits, %+v from the log's newest checkpoint", e.Version, p, d, c)
+				}
+			}
 		}
 		if e.Rows < 0 {
 			continue
@@ -181,6 +192,53 @@ func checkStore(t *testing.T, st *blobstore.Store, it InventoryTable, refused bo
 	if len(rowsSkipped) > 0 {
 		t.Logf("row counts not checked at versions %v: data files absent from the shared copy (inventory: %d missing)", rowsSkipped, it.MissingDataFiles)
 	}
+}
+
+// commitsOnly rebuilds version v from commits 0..v alone, ignoring
+// checkpoints; nil when the log no longer has them all.
+func commitsOnly(t *testing.T, table *versions.Table, st *blobstore.Store, v int64) *replay.Snapshot {
+	t.Helper()
+	ctx := context.Background()
+	files, err := table.LogFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commits []replay.LogFile
+	for _, f := range files {
+		if f.Kind == replay.Commit {
+			commits = append(commits, f)
+		}
+	}
+	seg, err := replay.NewLogSegment(commits, v)
+	if err != nil {
+		return nil
+	}
+	snap, err := replay.Build(ctx, st, seg, st.Location())
+	if err != nil {
+		t.Errorf("v%d from commits alone: %v", v, err)
+		return nil
+	}
+	return snap
+}
+
+type fileDetails struct {
+	numRecords int64
+	partitions string // as JSON
+}
+
+// detailsByPath gives each live file's numRecords and partition values.
+func detailsByPath(t *testing.T, s *replay.Snapshot) map[string]fileDetails {
+	t.Helper()
+	d, err := s.Details(context.Background())
+	if err != nil {
+		t.Fatalf("v%d details: %v", s.Version, err)
+	}
+	out := map[string]fileDetails{}
+	for i, f := range s.Files {
+		pv, _ := json.Marshal(d.Partitions[i].Map())
+		out[f.Path] = fileDetails{d.NumRecords[i], string(pv)}
+	}
+	return out
 }
 
 func lenFiles(s *replay.Snapshot) int {

@@ -126,7 +126,8 @@ func cpuTime() int64 {
 
 // BenchmarkPlainCheckpointScan is the baseline: parquet-go reading the
 // checkpoint columns a snapshot build reads, value by value, doing nothing
-// with them. (A build does not read add.stats: see replay.Snapshot.NumRecords.)
+// with them. (A build reads neither add.stats nor add.partitionValues: see
+// replay.Snapshot.Details.)
 func BenchmarkPlainCheckpointScan(b *testing.B) {
 	dir, _ := benchTable(b)
 	matches, _ := filepath.Glob(filepath.Join(dir, "_delta_log", "*.checkpoint.parquet"))
@@ -135,7 +136,6 @@ func BenchmarkPlainCheckpointScan(b *testing.B) {
 	}
 	columns := [][]string{
 		{"add", "path"}, {"add", "size"}, {"add", "modificationTime"},
-		{"add", "partitionValues", "key_value", "key"}, {"add", "partitionValues", "key_value", "value"},
 		{"add", "deletionVector", "storageType"}, {"add", "deletionVector", "pathOrInlineDv"},
 		{"add", "deletionVector", "offset"}, {"add", "deletionVector", "sizeInBytes"},
 		{"add", "deletionVector", "cardinality"}, {"add", "deletionVector", "maxRowIndex"},

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/spf13/pflag"
 )
@@ -102,9 +103,9 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		order[i] = i
 	}
 	sort.Slice(order, func(i, j int) bool { return snap.Files[order[i]].Path < snap.Files[order[j]].Path })
-	var records []int64
+	var details *replay.Details
 	if *asJSON {
-		if records, err = snap.NumRecords(ctx); err != nil {
+		if details, err = snap.Details(ctx); err != nil {
 			return err
 		}
 	}
@@ -123,9 +124,9 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(w, f.Path)
 			continue
 		}
-		e := lsEntry{Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: f.Partition.Map(), DeletedRows: f.DeletedRows()}
-		if records[i] >= 0 {
-			e.NumRecords = &records[i]
+		e := lsEntry{Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: details.Partitions[i].Map(), DeletedRows: f.DeletedRows()}
+		if n := details.NumRecords[i]; n >= 0 {
+			e.NumRecords = &n
 		}
 		if f.DV != nil {
 			if e.ServedSize, err = servedSize(ctx, &served, fs.Arg(0), f, stderr); err != nil {

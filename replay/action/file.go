@@ -2,17 +2,17 @@ package action
 
 import "sort"
 
-// File is one live data file of a snapshot: what the mount shows and what
-// `deltafs ls` prints. It is kept small because a snapshot may hold millions.
+// File is one live data file of a snapshot: what the mount needs to show
+// and serve it. It is kept small because a snapshot may hold millions; the
+// file's numRecords and partition values are read on demand (see
+// replay.Snapshot.Details).
 type File struct {
 	// Path is the decoded path relative to the table root, '/'-separated,
-	// never absolute and never containing "." or ".." elements.
+	// without "." or ".." elements; or, for a file outside the root, its
+	// absolute URI (see IsExternal).
 	Path    string
 	Size    int64 // bytes, from the add action
 	ModTime int64 // milliseconds since the epoch, from the add action
-	// Partition holds the partition values, shared between files of the
-	// same partition.
-	Partition *Partition
 	// DV is the file's deletion vector, nil for most files.
 	DV *DeletionVector
 }
@@ -113,16 +113,12 @@ func SortPartitionValues(values []PartitionValue) {
 }
 
 // FileOf turns an add action into a File, decoding its path against the
-// table root. in interns partition values and may be nil.
-func FileOf(a *Add, root string, in *Interner) (File, error) {
+// table root.
+func FileOf(a *Add, root string) (File, error) {
 	path, err := CleanPath(a.Path, root)
 	if err != nil {
 		return File{}, err
 	}
 	f := File{Path: path, Size: a.Size, ModTime: a.ModificationTime, DV: a.DeletionVector}
-	if in == nil {
-		in = &Interner{}
-	}
-	f.Partition = in.InternMap(a.PartitionValues)
 	return f, nil
 }

@@ -18,7 +18,7 @@ func FuzzParseLines(f *testing.F) {
 				if a.Add.Path == "" {
 					t.Fatal("add without path accepted")
 				}
-				FileOf(a.Add, "file:///t", nil)
+				FileOf(a.Add, "file:///t")
 				NumRecords([]byte(a.Add.Stats))
 				a.Add.DeletionVector.UniqueID()
 			}

@@ -1,0 +1,67 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+)
+
+// Details are what a live file's add action says beyond what serving it
+// needs: numRecords from its stats and its partition values. They are
+// index-aligned with Snapshot.Files.
+type Details struct {
+	NumRecords []int64      // -1 where the stats carry none
+	Partitions []*Partition // interned; nil for an unpartitioned table
+}
+
+// Details returns the snapshot's details. A snapshot is built without them:
+// in a checkpoint they are the stats and partition values columns, most of
+// its bytes, and the mount serves files without them. The first successful
+// call reads them (for the checkpoint's files) and keeps them.
+func (s *Snapshot) Details(ctx context.Context) (*Details, error) {
+	s.detailsMu.Lock()
+	d := s.details
+	s.detailsMu.Unlock()
+	if d != nil {
+		return d, nil
+	}
+	head := &Details{}
+	if s.headDetails != nil {
+		var err error
+		if head, err = s.headDetails(ctx); err != nil {
+			return nil, err
+		}
+	}
+	n := len(head.NumRecords) + len(s.tail.NumRecords)
+	if n != len(s.Files) || len(head.Partitions)+len(s.tail.Partitions) != n {
+		return nil, fmt.Errorf("details of v%d: %d for %d files", s.Version, n, len(s.Files))
+	}
+	d = &Details{
+		NumRecords: append(append(make([]int64, 0, n), head.NumRecords...), s.tail.NumRecords...),
+		Partitions: append(append(make([]*Partition, 0, n), head.Partitions...), s.tail.Partitions...),
+	}
+	s.detailsMu.Lock()
+	s.details = d
+	s.detailsMu.Unlock()
+	return d, nil
+}
+
+// DetailsOf returns the numRecords (-1 when unknown) and partition values
+// of the live file at path; ok is false when no live file has that path.
+func (s *Snapshot) DetailsOf(ctx context.Context, path string) (numRecords int64, p *Partition, ok bool, err error) {
+	i := s.indexOf(path)
+	if i < 0 {
+		return 0, nil, false, nil
+	}
+	d, err := s.Details(ctx)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	return d.NumRecords[i], d.Partitions[i], true, nil
+}
+
+// SetDetails gives a snapshot built by hand (a test's) its details.
+func (s *Snapshot) SetDetails(d *Details) {
+	s.detailsMu.Lock()
+	defer s.detailsMu.Unlock()
+	s.details = d
+}
