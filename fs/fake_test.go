@@ -37,6 +37,7 @@ type fakeTable struct {
 	historyN  atomic.Int64
 	refreshN  atomic.Int64
 	readN     atomic.Int64
+	readsAt   map[string]int // GUARDED_BY(mu): reads per "path@offset"
 	readBytes atomic.Int64
 }
 
@@ -150,6 +151,10 @@ func (f *fakeTable) ReadRange(ctx context.Context, path string, off, n int64) ([
 	f.readN.Add(1)
 	f.mu.Lock()
 	err := f.readErr[path]
+	if f.readsAt == nil {
+		f.readsAt = map[string]int{}
+	}
+	f.readsAt[fmt.Sprintf("%s@%d", path, off)]++
 	f.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -191,4 +196,11 @@ func (f *fakeTable) failReads(path string, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.readErr[path] = err
+}
+
+// readsOf counts the reads of path that started at off.
+func (f *fakeTable) readsOf(path string, off int64) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.readsAt[fmt.Sprintf("%s@%d", path, off)]
 }
