@@ -22,7 +22,7 @@ func TestOpenRequestCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, err := blobstore.Open(ctx, dir, blobstore.WithLatency(5*time.Millisecond))
+	st, err := blobstore.Open(ctx, dir, blobstore.WithLatency(20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

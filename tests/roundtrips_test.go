@@ -24,7 +24,7 @@ import (
 // rtLatency is the latency injected per request when counting round
 // trips: enough for requests issued together to overlap, so that they
 // count as one round trip, and small enough to keep the tests fast.
-const rtLatency = 3 * time.Millisecond
+const rtLatency = 10 * time.Millisecond
 
 // busyParts is the number of parts of the checkpoints of a busy log.
 const busyParts = 35
