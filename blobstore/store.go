@@ -70,7 +70,11 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	case "s3", "gs", "azblob":
 		prefix := strings.Trim(u.Path, "/")
 		u.Path = ""
-		b, err = blob.OpenBucket(ctx, u.String())
+		if u.Scheme == "s3" {
+			b, err = openS3(ctx, u)
+		} else {
+			b, err = blob.OpenBucket(ctx, u.String())
+		}
 		if err == nil && prefix != "" {
 			keyPrefix = prefix + "/"
 			b = blob.PrefixedBucket(b, keyPrefix)
