@@ -6,9 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"github.com/deltafs/deltafs/blobstore"
-	"github.com/deltafs/deltafs/versions"
 )
 
 // BenchmarkJSONReplay300k replays the shared 300k-add JSON log (45 MB of
@@ -26,19 +23,7 @@ func BenchmarkJSONReplay300k(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		st, err := blobstore.Open(ctx, table)
-		if err != nil {
-			b.Fatal(err)
-		}
-		t, err := versions.Open(ctx, st, versions.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		snap, err := t.Snapshot(ctx, t.Latest())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(snap.Files) != 300000 {
+		if snap := latestSnapshot(b, ctx, table); len(snap.Files) != 300000 {
 			b.Fatalf("%d files", len(snap.Files))
 		}
 	}

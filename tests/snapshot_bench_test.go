@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/tests/deltagen"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/parquet-go/parquet-go"
@@ -69,39 +70,37 @@ func BenchmarkSnapshotBuild(b *testing.B) {
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		st, err := blobstore.Open(ctx, dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		t, err := versions.Open(ctx, st, versions.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := t.Snapshot(ctx, t.Latest()); err != nil {
-			b.Fatal(err)
-		}
+		latestSnapshot(b, ctx, dir)
 	}
 	b.ReportMetric(float64(benchFiles)*float64(b.N)/b.Elapsed().Seconds(), "adds/s")
 	b.ReportMetric(heapPerFile, "B/file")
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
+// latestSnapshot opens the table at dir through a new store, as a cold
+// start does, and builds its latest snapshot.
+func latestSnapshot(tb testing.TB, ctx context.Context, dir string) *replay.Snapshot {
+	tb.Helper()
+	st, err := blobstore.Open(ctx, dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	t, err := versions.Open(ctx, st, versions.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	snap, err := t.Snapshot(ctx, t.Latest())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return snap
+}
+
 func snapshotHeapPerFile(b *testing.B, ctx context.Context, dir string, want int64) float64 {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	st, err := blobstore.Open(ctx, dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	t, err := versions.Open(ctx, st, versions.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	snap, err := t.Snapshot(ctx, t.Latest())
-	if err != nil {
-		b.Fatal(err)
-	}
+	snap := latestSnapshot(b, ctx, dir)
 	if int64(len(snap.Files)) != want {
 		b.Fatalf("%d live files, want %d", len(snap.Files), want)
 	}
