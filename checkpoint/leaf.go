@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -56,19 +57,28 @@ func (l *leaf) hasValues() bool { return l != nil && l.count() > 0 }
 
 // leafPool recycles the arrays of decoded leaves between the row groups
 // one worker decodes: a million-row checkpoint otherwise allocates (and
-// clears, and collects) its columns once per row group.
-type leafPool struct{ free []*leaf }
+// clears, and collects) its columns once per row group. Leaves are kept
+// per column, so that a column's arrays come back with the right kind and
+// size.
+type leafPool struct{ free map[*parquet.Column]*leaf }
 
-func (p *leafPool) get() *leaf {
-	if n := len(p.free); n > 0 {
-		l := p.free[n-1]
-		p.free = p.free[:n-1]
+func (p *leafPool) get(col *parquet.Column) *leaf {
+	if p == nil {
+		return &leaf{}
+	}
+	if l := p.free[col]; l != nil {
+		delete(p.free, col)
 		return l
 	}
 	return &leaf{}
 }
 
-func (p *leafPool) put(l *leaf) { p.free = append(p.free, l) }
+func (p *leafPool) put(col *parquet.Column, l *leaf) {
+	if p.free == nil {
+		p.free = map[*parquet.Column]*leaf{}
+	}
+	p.free[col] = l
+}
 
 // reset empties a leaf for a new column chunk, keeping its arrays.
 func (l *leaf) reset(maxDef, maxRep byte, numRecords bool) {
@@ -84,21 +94,30 @@ func (l *leaf) reset(maxDef, maxRep byte, numRecords bool) {
 	}
 }
 
-// readLeaf decodes a column chunk of a row group into a leaf from pool.
+// readLeaf decodes a column chunk of a row group into a leaf from pool (a
+// new one when pool is nil).
 func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *leafPool) (*leaf, error) {
-	l := pool.get()
+	l := pool.get(col)
 	l.reset(byte(col.MaxDefinitionLevel()), byte(col.MaxRepetitionLevel()), numRecords)
 	kind := col.Type().Kind()
 	chunk := rg.ColumnChunks()[col.Index()]
 	// Size the arrays once: growing them by appending cost more than
-	// decoding on a million-row checkpoint. The count comes from the file,
-	// so it is capped: a corrupt footer must not make us allocate gigabytes.
+	// decoding on a million-row checkpoint. The counts come from the file,
+	// so they are capped: a corrupt footer must not make us allocate
+	// gigabytes. Values are sized by the non-null count the statistics
+	// claim (most columns of a checkpoint are null in most rows); it is
+	// only a hint, appending corrects it.
 	if n := int(min(chunk.NumValues(), maxPrealloc)); n > 0 {
 		if l.maxDef > 0 && cap(l.defs) < n {
 			l.defs = make([]byte, 0, n)
 		}
 		if l.maxRep > 0 && cap(l.reps) < n {
 			l.reps = make([]byte, 0, n)
+		}
+		if fc, ok := chunk.(*parquet.FileColumnChunk); ok {
+			if nulls := fc.NullCount(); nulls > 0 && nulls <= int64(n) {
+				n -= int(nulls)
+			}
 		}
 		switch {
 		case kind == parquet.ByteArray && !numRecords && cap(l.strs) < n:
@@ -255,8 +274,12 @@ func (l *leaf) dictionary(d parquet.Dictionary) []string {
 	return l.dictStrs
 }
 
-// addBooleans reads a boolean page value by value: booleans are rare here.
+// addBooleans reads a boolean page value by value: booleans are rare here,
+// and a page of nulls is skipped.
 func (l *leaf) addBooleans(page parquet.Page) error {
+	if l.maxDef > 0 && bytes.IndexByte(page.DefinitionLevels(), l.maxDef) < 0 {
+		return nil
+	}
 	buf := make([]parquet.Value, 256)
 	r := page.Values()
 	for {

@@ -3,8 +3,6 @@ package checkpoint
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -94,15 +92,6 @@ func (pf *parquetFile) sidecars() ([]action.Sidecar, error) {
 	return out, nil
 }
 
-// decode decodes the fetched file's rows.
-func (pf *parquetFile) decode(ctx context.Context, opts Options) (*Result, error) {
-	res, err := decodeRowGroups(ctx, pf.file, pf.cols, opts)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %w", pf.key, err)
-	}
-	return res, nil
-}
-
 // chunkRanges lists the byte ranges of the needed column chunks and checks that each lies inside the file and decodes to a sane size: the
 // footer is input like any other.
 func chunkRanges(f *parquet.File, cols *columns, size int64) ([][2]int64, error) {
@@ -139,40 +128,4 @@ func maxColumnIndex(cols *columns) int {
 		m = max(m, c.Index())
 	}
 	return m
-}
-
-// decodeRowGroups decodes the row groups in parallel and joins them in order.
-func decodeRowGroups(ctx context.Context, f *parquet.File, cols *columns, opts Options) (*Result, error) {
-	groups := f.RowGroups()
-	results := make([]*Result, len(groups))
-	errs := make([]error, len(groups))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(groups)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var pool leafPool
-			for i := range next {
-				if ctx.Err() != nil {
-					errs[i] = ctx.Err()
-					continue
-				}
-				results[i], errs[i] = decodeRowGroup(groups[i], cols, opts, &pool)
-			}
-		}()
-	}
-	for i := range groups {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	out := &Result{}
-	for i, r := range results {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("row group %d: %w", i, errs[i])
-		}
-		out.append(r)
-	}
-	return out, nil
 }

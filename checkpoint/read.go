@@ -108,20 +108,14 @@ func Fetch(ctx context.Context, st Storage, cp Checkpoint, details bool) (*Fetch
 // are read was decided by Fetch.
 func (f *Fetched) Decode(ctx context.Context, opts Options) (*Result, error) {
 	opts.Details = f.details
-	res := &Result{}
+	head := &Result{}
 	if f.json != nil {
-		top, err := decodeJSON(f.json, fmt.Sprintf("v%d", f.version), opts)
-		if err != nil {
+		var err error
+		if head, err = decodeJSON(f.json, fmt.Sprintf("v%d", f.version), opts); err != nil {
 			return nil, err
 		}
-		res.append(top)
 	}
-	rest, err := decodeAll(ctx, f.parquets, opts)
-	if err != nil {
-		return nil, err
-	}
-	res.append(rest)
-	return res, nil
+	return decodeParquets(ctx, head, f.parquets, opts)
 }
 
 // fetchAll fetches Parquet files in parallel.
@@ -138,20 +132,6 @@ func fetchAll(ctx context.Context, st Storage, parts []Part, details bool) ([]*p
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)
-}
-
-// decodeAll decodes fetched Parquet files in order; their row groups are
-// decoded in parallel.
-func decodeAll(ctx context.Context, files []*parquetFile, opts Options) (*Result, error) {
-	out := &Result{}
-	for _, pf := range files {
-		r, err := pf.decode(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		out.append(r)
-	}
-	return out, nil
 }
 
 // decodeJSON decodes a v2 checkpoint written as newline-delimited JSON.
@@ -187,11 +167,7 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", name, err)
 	}
-	res.Files = append(res.Files, files)
-	if opts.Details {
-		res.NumRecords = append(res.NumRecords, records)
-		res.Partitions = append(res.Partitions, parts)
-	}
+	res.Files, res.NumRecords, res.Partitions = files, records, parts
 	return res, nil
 }
 

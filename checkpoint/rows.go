@@ -9,63 +9,38 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// Seen holds the logical keys (action.LogicalKey of the decoded path) of
-// files that commits newer than the checkpoint already decided; their
-// checkpoint rows are dropped.
-type Seen map[string]struct{}
-
-// Has reports whether the logical file (path, dv) was seen.
-func (s Seen) Has(path string, dv *action.DeletionVector) bool {
-	_, ok := s[action.LogicalKey(path, dv.UniqueID())]
-	return ok
-}
-
 // Options tell the readers what to read.
 type Options struct {
 	// Root is the table root URL, for absolute add paths.
 	Root string
 	// Seen lists the logical files newer commits decided; their rows are
 	// dropped.
-	Seen Seen
+	Seen *Seen
 	// Details asks for each add's numRecords and partition values
 	// (Result.NumRecords, Result.Partitions). Serving files needs neither,
 	// and the stats column is most of a checkpoint's bytes, so snapshots
 	// ask only when someone wants them.
 	Details bool
+	// Reserve is room to leave at the end of Result.Files, for the files
+	// of newer commits that the caller appends.
+	Reserve int
 }
 
 // Result is what a checkpoint holds, in file order.
 type Result struct {
-	// Files are the add rows not in Seen, with decoded paths, in chunks
-	// (one per row group) so that joining results copies nothing.
-	Files [][]action.File
-	// NumRecords and Partitions hold, chunk by chunk like Files, each
-	// file's numRecords from its stats (-1 when absent) and its interned
+	// Files are the add rows not in Seen, with decoded paths. The slice
+	// has room for Options.Reserve more.
+	Files []action.File
+	// NumRecords and Partitions hold, aligned with Files, each file's
+	// numRecords from its stats (-1 when absent) and its interned
 	// partition values; only with Options.Details.
-	NumRecords [][]int64
-	Partitions [][]*action.Partition
+	NumRecords []int64
+	Partitions []*action.Partition
 	// Tombstones counts remove rows.
 	Tombstones int
 	// Actions are the other actions: protocol, metaData, txn,
 	// domainMetadata, sidecar and checkpointMetadata.
 	Actions []action.Action
-}
-
-// NumFiles counts the files of all chunks.
-func (r *Result) NumFiles() int {
-	n := 0
-	for _, c := range r.Files {
-		n += len(c)
-	}
-	return n
-}
-
-func (r *Result) append(o *Result) {
-	r.Files = append(r.Files, o.Files...)
-	r.NumRecords = append(r.NumRecords, o.NumRecords...)
-	r.Partitions = append(r.Partitions, o.Partitions...)
-	r.Tombstones += o.Tombstones
-	r.Actions = append(r.Actions, o.Actions...)
 }
 
 // rowGroup decodes the rows of one row group.
@@ -88,54 +63,63 @@ func (g *rowGroup) cur(col *parquet.Column) *cursor { return newCursor(g.leaves[
 
 func (g *rowGroup) rep(col *parquet.Column) *repCursor { return &repCursor{l: g.leaves[col]} }
 
-func decodeRowGroup(rg parquet.RowGroup, c *columns, opts Options, pool *leafPool) (*Result, error) {
+// decodeRowGroup decodes the row group of j, whose add.path column was
+// read already, putting its files into out from j.start on.
+func decodeRowGroup(j *groupJob, out *Result, opts Options, pool *leafPool) error {
+	c := j.pf.cols
 	g := &rowGroup{c: c, leaves: map[*parquet.Column]*leaf{}, opts: opts, parts: map[string]*action.Partition{}}
 	defer func() {
-		for _, l := range g.leaves {
-			pool.put(l)
+		for col, l := range g.leaves {
+			if col != c.addPath {
+				pool.put(col, l)
+			}
 		}
 	}()
-	rows := int(rg.NumRows())
+	rows := int(j.rg.NumRows())
 	for _, col := range c.all() {
-		l, err := readLeaf(rg, col, col == c.addStats, pool)
-		if err != nil {
-			return nil, err
+		l := j.paths
+		if col != c.addPath {
+			var err error
+			if l, err = readLeaf(j.rg, col, col == c.addStats, pool); err != nil {
+				return err
+			}
 		}
 		if l.maxRep == 0 && l.n != rows {
-			return nil, fmt.Errorf("column %v has %d values for %d rows", col.Path(), l.n, rows)
+			return fmt.Errorf("column %v has %d values for %d rows", col.Path(), l.n, rows)
 		}
 		g.leaves[col] = l
 	}
-	res := &Result{}
-	if err := g.adds(rows, res); err != nil {
-		return nil, err
+	var err error
+	if j.kept, err = g.adds(rows, out, j.start); err != nil {
+		return err
 	}
 	if l := g.leaves[c.removePath]; l.hasValues() {
-		res.Tombstones = l.count()
+		j.res.Tombstones = l.count()
 	}
-	return res, g.others(rows, res)
+	return g.others(rows, &j.res)
 }
 
-// adds decodes the add rows: the hot loop of opening a big table.
-func (g *rowGroup) adds(rows int, res *Result) error {
+// adds decodes the add rows into out from index start on and returns how
+// many it kept: the hot loop of opening a big table.
+func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 	c := g.c
 	paths := g.leaves[c.addPath]
 	if !paths.hasValues() {
-		return nil
+		return 0, nil
 	}
 	size, mtime := g.cur(c.addSize), g.cur(c.addModTime)
 	numRecords, stats := g.cur(c.addNumRecords), g.cur(c.addStats)
 	pkey, pval := g.rep(c.addPartKey), g.rep(c.addPartValue)
 	g.dv = dvCursors{g.cur(c.dvType), g.cur(c.dvPath), g.cur(c.dvOffset), g.cur(c.dvSize), g.cur(c.dvCard), g.cur(c.dvMaxRow)}
 	hasDV := g.leaves[c.dvType].hasValues()
-	files := make([]action.File, 0, paths.count())
+	// The windows are exactly paths.count() long.
+	files := out.Files[start : start+paths.count()]
 	var records []int64
 	var parts []*action.Partition
 	if g.opts.Details {
-		records = make([]int64, 0, paths.count())
-		parts = make([]*action.Partition, 0, paths.count())
+		records, parts = out.NumRecords[start:start+len(files)], out.Partitions[start:start+len(files)]
 	}
-	v := 0
+	v, kept := 0, 0
 	for i := 0; i < rows; i++ {
 		if !paths.present(i) {
 			continue
@@ -148,12 +132,13 @@ func (g *rowGroup) adds(rows int, res *Result) error {
 		}
 		path, err := action.CleanPath(raw, g.opts.Root)
 		if err != nil {
-			return fmt.Errorf("add: %w", err)
+			return 0, fmt.Errorf("add: %w", err)
 		}
-		if len(g.opts.Seen) > 0 && g.opts.Seen.Has(path, dv) {
+		if g.opts.Seen.Has(path, dv) {
 			continue
 		}
-		f := action.File{Path: path, DV: dv}
+		f := &files[kept]
+		f.Path, f.DV = path, dv
 		f.Size, _ = size.int(i)
 		f.ModTime, _ = mtime.int(i)
 		if g.opts.Details {
@@ -163,23 +148,16 @@ func (g *rowGroup) adds(rows int, res *Result) error {
 			} else if sv := stats.at(i); sv >= 0 {
 				n = stats.l.ints[sv]
 			}
-			records = append(records, n)
-		}
-		if g.opts.Details {
+			records[kept] = n
 			var p *action.Partition
 			if pkey.l != nil {
 				p = g.partition(pkey, pval, i)
 			}
-			parts = append(parts, p)
+			parts[kept] = p
 		}
-		files = append(files, f)
+		kept++
 	}
-	res.Files = append(res.Files, files)
-	if g.opts.Details {
-		res.NumRecords = append(res.NumRecords, records)
-		res.Partitions = append(res.Partitions, parts)
-	}
-	return nil
+	return kept, nil
 }
 
 // dvCursors walk the deletion-vector columns of the add rows.

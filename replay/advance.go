@@ -67,7 +67,7 @@ func (r *reconciler) applyBase(base *Snapshot) []int32 {
 	var kept []int32
 	for i := range base.Files {
 		f := &base.Files[i]
-		if _, ok := r.seen[action.LogicalKey(f.Path, f.DV.UniqueID())]; ok {
+		if r.seen.Has(f.Path, f.DV) {
 			if kept == nil {
 				kept = make([]int32, i, len(base.Files))
 				for j := range kept {

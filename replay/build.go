@@ -58,7 +58,7 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 	if err := <-fetchErr; err != nil {
 		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
 	}
-	opts := checkpoint.Options{Root: root, Seen: r.seen}
+	opts := checkpoint.Options{Root: root, Seen: r.seen, Reserve: len(r.files)}
 	if fetched != nil {
 		res, err := fetched.Decode(ctx, opts)
 		if err != nil {
@@ -79,12 +79,7 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 			if err != nil {
 				return nil, fmt.Errorf("details of v%d: %w", seg.Version, err)
 			}
-			d := &Details{}
-			for i := range res.NumRecords {
-				d.NumRecords = append(d.NumRecords, res.NumRecords[i]...)
-				d.Partitions = append(d.Partitions, res.Partitions[i]...)
-			}
-			return d, nil
+			return &Details{NumRecords: res.NumRecords, Partitions: res.Partitions}, nil
 		}
 	}
 	return snap, nil
@@ -128,7 +123,7 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.
 // decides it.
 type reconciler struct {
 	root     string
-	seen     checkpoint.Seen
+	seen     *checkpoint.Seen
 	files    []action.File
 	details  Details // of the commit files, aligned with them
 	removes  int
@@ -140,7 +135,7 @@ type reconciler struct {
 }
 
 func newReconciler(root string) *reconciler {
-	return &reconciler{root: root, seen: checkpoint.Seen{}, txns: map[string]action.Txn{}, domains: map[string]action.DomainMetadata{}}
+	return &reconciler{root: root, seen: checkpoint.NewSeen(), txns: map[string]action.Txn{}, domains: map[string]action.DomainMetadata{}}
 }
 
 func (r *reconciler) applyCommit(actions []action.Action) error {
@@ -154,11 +149,9 @@ func (r *reconciler) applyCommit(actions []action.Action) error {
 			if err != nil {
 				return fmt.Errorf("add: %w", err)
 			}
-			key := action.LogicalKey(file.Path, file.DV.UniqueID())
-			if _, ok := r.seen[key]; ok {
+			if !r.seen.Add(file.Path, file.DV.UniqueID()) {
 				continue
 			}
-			r.seen[key] = struct{}{}
 			r.files = append(r.files, file)
 			r.details.NumRecords = append(r.details.NumRecords, action.NumRecords([]byte(a.Add.Stats)))
 			r.details.Partitions = append(r.details.Partitions, r.interner.InternMap(a.Add.PartitionValues))
@@ -168,9 +161,7 @@ func (r *reconciler) applyCommit(actions []action.Action) error {
 			if err != nil {
 				path = a.Remove.Path
 			}
-			key := action.LogicalKey(path, a.Remove.DeletionVector.UniqueID())
-			if _, ok := r.seen[key]; !ok {
-				r.seen[key] = struct{}{}
+			if r.seen.Add(path, a.Remove.DeletionVector.UniqueID()) {
 				r.removes++
 			}
 		default:
@@ -205,11 +196,7 @@ func (r *reconciler) applyCheckpoint(res *checkpoint.Result) {
 	for i := range res.Actions {
 		r.applyOther(&res.Actions[i])
 	}
-	files := make([]action.File, 0, res.NumFiles()+len(r.files))
-	for _, chunk := range res.Files {
-		files = append(files, chunk...)
-	}
-	r.files = append(files, r.files...)
+	r.files = append(res.Files, r.files...) // res.Files has room for them
 	r.removes += res.Tombstones
 }
 

@@ -18,6 +18,14 @@ import (
 // "..", "." or empty elements is an error: no action may climb out of the
 // table root.
 func CleanPath(raw, root string) (string, error) {
+	if plainRelative(raw) {
+		return raw, nil
+	}
+	return cleanPath(raw, root)
+}
+
+// cleanPath is CleanPath for any path, the careful way.
+func cleanPath(raw, root string) (string, error) {
 	if raw == "" {
 		return "", fmt.Errorf("empty path")
 	}
@@ -48,6 +56,31 @@ func CleanPath(raw, root string) (string, error) {
 		p = dec
 	}
 	return checkRelative(raw, p)
+}
+
+// plainRelative reports whether p is already a clean relative path, the
+// common case, with a few byte scans: nothing to decode ('%'), no ':' that
+// could start a scheme, no NUL, no trailing '/', and no element that is
+// empty or starts with '.' (which covers "." and ".."). Anything else takes
+// the careful path.
+func plainRelative(p string) bool {
+	if p == "" || p[0] == '.' || p[0] == '/' || p[len(p)-1] == '/' {
+		return false
+	}
+	if strings.IndexByte(p, '%') >= 0 || strings.IndexByte(p, ':') >= 0 || strings.IndexByte(p, 0) >= 0 {
+		return false
+	}
+	for i := strings.IndexByte(p, '/'); i >= 0; {
+		if c := p[i+1]; c == '.' || c == '/' { // p does not end in '/'
+			return false
+		}
+		j := strings.IndexByte(p[i+1:], '/')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return true
 }
 
 func checkRelative(raw, p string) (string, error) {
