@@ -145,6 +145,13 @@ func readInto(buf []byte, r io.Reader) ([]byte, error) {
 			return buf, err
 		}
 		if len(buf) == cap(buf) {
+			// Read on to the end of the body: an HTTP client reuses a
+			// connection only for a body read to EOF, and a new connection
+			// per block read costs the server and us a handshake each.
+			var probe [1]byte
+			if _, err := r.Read(probe[:]); err != nil && err != io.EOF {
+				return buf, err
+			}
 			return buf, nil
 		}
 	}

@@ -242,11 +242,13 @@ func launch(name, bin string) (*Server, error) {
 	switch name {
 	case VersityGW:
 		// The posix backend serves each folder under its root as a bucket.
+		// Keep-alive as S3 does: without it every request is a new
+		// connection, which S3 clients never see.
 		if err := os.Mkdir(filepath.Join(dir, Bucket), 0o755); err != nil {
 			return nil, err
 		}
 		s.Scheme = "s3"
-		args = []string{"--access", S3AccessKey, "--secret", S3SecretKey, "--port", addr, "--region", "us-east-1", "--quiet", "posix", dir}
+		args = []string{"--access", S3AccessKey, "--secret", S3SecretKey, "--port", addr, "--region", "us-east-1", "--keep-alive", "--quiet", "posix", dir}
 		s.query = "endpoint=http://" + addr + "&region=us-east-1&use_path_style=true"
 		s.Env = []string{"AWS_ACCESS_KEY_ID=" + S3AccessKey, "AWS_SECRET_ACCESS_KEY=" + S3SecretKey, "AWS_EC2_METADATA_DISABLED=true"}
 	case FakeGCSServer:
