@@ -81,7 +81,13 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 		}
 		h.view = v
 	}
-	return h, fuse.FOPEN_KEEP_CACHE, 0
+	// The bytes of a path never change: whatever the kernel cached of them
+	// stays valid.
+	out := uint32(fuse.FOPEN_KEEP_CACHE)
+	if n.root.directIO.Load() {
+		out |= fuse.FOPEN_DIRECT_IO
+	}
+	return h, out, 0
 }
 
 // Read serves [off, off+len(dest)) from the blocks that cover it. A

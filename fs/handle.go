@@ -40,9 +40,9 @@ type fileHandle struct {
 var _ = (fusefs.FileReleaser)((*fileHandle)(nil))
 
 // rampUp is how many times the bytes a reader has read in sequence it may
-// have read ahead (up to Options.ReadAhead blocks). With 4 MiB blocks and 1
-// MiB reads, the window is 2 blocks after the first read and full (8) after
-// 4 MiB.
+// have read ahead (up to Options.ReadAhead blocks). With 8 MiB blocks and 1
+// MiB reads, the window is 1 block after the first read, 2 after the
+// second, and full (8) once the reader finished its first block.
 const rampUp = 8
 
 // heldBlock is a block a handle holds: loaded, or loading in the
@@ -91,8 +91,10 @@ func (h *fileHandle) readAhead(r *root, path string, size, off, end int64) {
 		h.window = 0
 		h.scheduled = 0
 	}
+	// Keep the blocks of this read (a direct-I/O read may span several)
+	// and the one before it; drop those behind and past the window.
 	cur := (h.next - 1) / bs
-	h.trim(cur-1, cur+1+most)
+	h.trim(min(off/bs, cur-1), cur+1+most)
 	if h.window == 0 {
 		return
 	}

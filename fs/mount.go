@@ -27,8 +27,8 @@ type Options struct {
 	RefreshInterval time.Duration
 	// BlockSize is the unit of data file reads and of the block cache.
 	// Default 1 MiB, right for local files; object stores want larger
-	// blocks (cmd/deltafs uses 4 MiB, with ReadAhead 16, for s3://, gs://
-	// and azblob://).
+	// blocks (cmd/deltafs uses 8 MiB, with ReadAhead 16 and DirectIO, for
+	// s3://, gs:// and azblob://).
 	BlockSize int64
 	// CacheBytes is the block cache's budget. Default 256 MiB; negative
 	// disables caching (concurrent reads of a block are still shared).
@@ -48,6 +48,15 @@ type Options struct {
 	// CacheDir is where large re-encoded row groups of filtered views are
 	// spilled (unlinked temporary files). Default os.TempDir().
 	CacheDir string
+	// DirectIO serves data files with direct I/O: every read comes to
+	// deltafs instead of the kernel's page cache. Right for object stores,
+	// whose blocks deltafs caches itself: the page cache would hold a
+	// second copy of every byte, and filling it is a copy per byte that
+	// limits a sequential reader (BENCHMARKS.md, "remote read"). mmap
+	// keeps working through the page cache, which needs a kernel that
+	// allows it (FUSE_DIRECT_IO_ALLOW_MMAP, Linux 6.6); on an older kernel
+	// the mount logs so and serves through the page cache.
+	DirectIO bool
 	// AllowOther lets users other than the mounting one use the mount.
 	AllowOther bool
 	// Debug logs every FUSE request.
@@ -118,6 +127,7 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 			// ls -l asks every file for its security label; answer in
 			// go-fuse without a trip through the node tree.
 			IgnoreSecurityLabels: true,
+			ExtraCapabilities:    extraCapabilities(o),
 			Options:              []string{"ro"},
 			Logger:               o.Logger,
 		},
@@ -128,6 +138,13 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 		r.Close()
 		return nil, fmt.Errorf("mount %s: %w", dir, err)
 	}
+	if o.DirectIO {
+		if srv.KernelSettings().Flags64()&fuse.CAP_DIRECT_IO_ALLOW_MMAP != 0 {
+			r.directIO.Store(true)
+		} else {
+			r.logf("direct I/O off: this kernel cannot mmap files opened with direct I/O (needs Linux 6.6); reading through the page cache")
+		}
+	}
 	// Start the refresher before anything can call Close, whose Wait must
 	// not race with the refresher's Add.
 	r.startRefresher()
@@ -136,4 +153,13 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 		r.Close()
 	}()
 	return srv, nil
+}
+
+// extraCapabilities asks the kernel for what the options need beyond
+// go-fuse's defaults; it grants only what it offers.
+func extraCapabilities(o Options) uint64 {
+	if o.DirectIO {
+		return fuse.CAP_DIRECT_IO_ALLOW_MMAP
+	}
+	return 0
 }

@@ -9,6 +9,7 @@ import (
 	"log"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -162,4 +163,138 @@ func TestReadAheadPrefetchesSequentialReads(t *testing.T) {
 	if tbl.readsOf("big.bin", 2*testBlock) != before {
 		t.Error("read of a prefetched block went to storage")
 	}
+}
+
+// TestReadsSpanningBlocksFetchEachOnce: a read covering several blocks (as
+// direct-I/O reads of 1 MiB over smaller blocks do) keeps the blocks it
+// covers, read ahead or not, so that a sequential reader fetches every
+// block exactly once even with no block cache to fall back on.
+func TestReadsSpanningBlocksFetchEachOnce(t *testing.T) {
+	tbl := standardTable(t)
+	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, CacheBytes: -1, ReadAhead: 4, Logger: log.New(io.Discard, "", 0)})
+	defer r.Close()
+	f := newFileNode(r, 1, tbl.snaps[1].Find("big.bin"))
+	h := newFileHandle(r)
+	defer h.Release(context.Background())
+	want := tbl.content("big.bin")
+	buf := make([]byte, 3*testBlock)
+	var got []byte
+	for off := int64(0); off < int64(len(want)); off += int64(len(buf)) {
+		res, errno := f.Read(context.Background(), h, buf, off)
+		if errno != 0 {
+			t.Fatal(errno)
+		}
+		b, _ := res.Bytes(nil)
+		got = append(got, b...)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes differing from the %d stored", len(got), len(want))
+	}
+	for off := int64(0); off < int64(len(want)); off += testBlock {
+		if n := tbl.readsOf("big.bin", off); n != 1 {
+			t.Errorf("block at %d fetched %d times", off, n)
+		}
+	}
+}
+
+// TestDirectIO: with Options.DirectIO every read of a data file comes to
+// deltafs (with the block cache off, each whole read of the file is a
+// storage read again), and the bytes are exact through read, pread at odd
+// offsets and mmap, for plain files and files with deletion vectors.
+// Without it, the kernel's page cache serves a second read.
+func TestDirectIO(t *testing.T) {
+	var dvBytes [2][]byte
+	for i, direct := range []bool{false, true} {
+		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+			tbl := standardTable(t)
+			m := mountFake(t, tbl, Options{DirectIO: direct, CacheBytes: -1})
+			if direct && strings.Contains(m.logs.String(), "direct I/O off") {
+				t.Skipf("THIS KERNEL CANNOT MMAP DIRECT-I/O FILES, direct I/O untested: %s", m.logs.String())
+			}
+			p := m.path("v/1/big.bin")
+			want := tbl.content("big.bin")
+			readAll := func() {
+				t.Helper()
+				got, err := os.ReadFile(p)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("read %d bytes (want %d equal ones): %v", len(got), len(want), err)
+				}
+			}
+			readAll()
+			before := tbl.readN.Load()
+			readAll()
+			again := tbl.readN.Load() - before
+			if direct && again == 0 {
+				t.Errorf("a second read of %s reached no storage: served by the page cache", p)
+			}
+			if !direct && again != 0 {
+				t.Errorf("a second read of %s made %d storage reads: the page cache did not serve it", p, again)
+			}
+
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			for _, r := range [][2]int64{{1, 1}, {testBlock - 3, 7}, {2*testBlock + 11, testBlock + 5}, {int64(len(want)) - 9, 100}} {
+				buf := make([]byte, r[1])
+				n, err := f.ReadAt(buf, r[0])
+				end := min(r[0]+r[1], int64(len(want)))
+				if (err != nil && !errors.Is(err, io.EOF)) || !bytes.Equal(buf[:n], want[r[0]:end]) {
+					t.Errorf("pread(%d, %d): %d bytes, %v", r[0], r[1], n, err)
+				}
+			}
+			if mapped := mmapRead(t, p); !bytes.Equal(mapped, want) {
+				t.Errorf("mmap: %d bytes differing from the %d stored", len(mapped), len(want))
+			}
+
+			if dvBytes[i], err = os.ReadFile(m.path("v/1/dv.parquet")); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if !bytes.Equal(dvBytes[0], dvBytes[1]) {
+		t.Errorf("a file with a deletion vector reads %d bytes with direct I/O, %d without", len(dvBytes[1]), len(dvBytes[0]))
+	}
+}
+
+// mmapRead returns the bytes of the file at path as another process sees
+// them through mmap. Not this process: a page fault on the mount blocks its
+// thread in the kernel until this process answers the FUSE read, and if the
+// Go runtime meanwhile stops the world to collect garbage, it waits for
+// that thread forever.
+func mmapRead(t *testing.T, path string) []byte {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMmapHelper$")
+	cmd.Env = append(os.Environ(), "DELTAFS_MMAP_FILE="+path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("mmap %s: %v\n%s", path, err, stderr.String())
+	}
+	return out
+}
+
+// TestMmapHelper is mmapRead's other process: it maps DELTAFS_MMAP_FILE
+// and writes the mapped bytes to stdout.
+func TestMmapHelper(t *testing.T) {
+	path := os.Getenv("DELTAFS_MMAP_FILE")
+	if path == "" {
+		t.Skip("helper process for mmapRead")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(info.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout.Write(data)
+	os.Exit(0) // nothing after the bytes: no test summary on stdout
 }

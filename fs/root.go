@@ -4,6 +4,7 @@ import (
 	"context"
 	"log"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,6 +34,7 @@ type root struct {
 	cancel context.CancelFunc
 
 	prefetch chan struct{} // semaphore bounding read-ahead loads in flight
+	directIO atomic.Bool   // data files open with direct I/O (Options.DirectIO, and the kernel allows mmap of them)
 	mounted  time.Time     // mtime of the root, v/ and latest
 
 	latest   *latestNode

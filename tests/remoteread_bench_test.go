@@ -66,11 +66,15 @@ func TestRemoteReadBenchmark(t *testing.T) {
 			name string
 			opts fs.Options
 		}{
-			{"mount, 1 MiB blocks, read-ahead 2", fs.Options{BlockSize: 1 << 20, ReadAhead: 2}},
-			{"mount, 1 MiB blocks, read-ahead 8", fs.Options{BlockSize: 1 << 20, ReadAhead: 8}},
-			{"mount, 4 MiB blocks, read-ahead 8", fs.Options{BlockSize: 4 << 20, ReadAhead: 8}},
-			{"mount, 4 MiB blocks, read-ahead 16 *", fs.Options{BlockSize: 4 << 20, ReadAhead: 16}},
-			{"mount, 8 MiB blocks, read-ahead 8", fs.Options{BlockSize: 8 << 20, ReadAhead: 8}},
+			{"mount, 8 MiB, read-ahead 16, page cache", fs.Options{BlockSize: 8 << 20, ReadAhead: 16}},
+			{"mount, 1 MiB, read-ahead 2, direct", fs.Options{BlockSize: 1 << 20, ReadAhead: 2, DirectIO: true}},
+			{"mount, 1 MiB, read-ahead 8, direct", fs.Options{BlockSize: 1 << 20, ReadAhead: 8, DirectIO: true}},
+			{"mount, 4 MiB, read-ahead 8, direct", fs.Options{BlockSize: 4 << 20, ReadAhead: 8, DirectIO: true}},
+			{"mount, 4 MiB, read-ahead 16, direct", fs.Options{BlockSize: 4 << 20, ReadAhead: 16, DirectIO: true}},
+			{"mount, 8 MiB, read-ahead 8, direct", fs.Options{BlockSize: 8 << 20, ReadAhead: 8, DirectIO: true}},
+			{"mount, 8 MiB, read-ahead 16, direct *", fs.Options{BlockSize: 8 << 20, ReadAhead: 16, DirectIO: true}},
+			{"mount, 16 MiB, read-ahead 4, direct", fs.Options{BlockSize: 16 << 20, ReadAhead: 4, DirectIO: true}},
+			{"mount, 16 MiB, read-ahead 8, direct", fs.Options{BlockSize: 16 << 20, ReadAhead: 8, DirectIO: true}},
 		} {
 			m := rrMedian(runs, func() (time.Duration, blobstore.Counts) {
 				return rrMountRead(t, location, lat, c.opts, want)

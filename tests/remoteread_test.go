@@ -91,8 +91,10 @@ func TestRemoteReadBytes(t *testing.T) {
 			files := rrWriteTestTable(t, location)
 			// Small blocks and a cache far smaller than the file: the
 			// read-ahead window and held blocks are exercised, and the
-			// cache evicts (or refuses) blocks all the time.
-			opts := fs.Options{BlockSize: 256 << 10, ReadAhead: 8, CacheBytes: 2 << 20}
+			// cache evicts (or refuses) blocks all the time. Direct I/O,
+			// as deltafs mounts object stores by default: every read
+			// reaches the mount.
+			opts := fs.Options{BlockSize: 256 << 10, ReadAhead: 8, CacheBytes: 2 << 20, DirectIO: true}
 			mp, st, _ := rrMount(t, location, latency, opts)
 			dir := filepath.Join(mp, "latest")
 
@@ -342,7 +344,7 @@ func TestRemoteReadCloseEndsReadAhead(t *testing.T) {
 	}
 }
 
-// The mount command takes --block-size and --read-ahead and refuses bad
+// The mount command takes --block-size, --read-ahead and --direct-io and refuses bad
 // values before touching the table.
 func TestRemoteReadMountFlags(t *testing.T) {
 	bin := deltafsBin(t)
@@ -350,6 +352,7 @@ func TestRemoteReadMountFlags(t *testing.T) {
 		{"--block-size", "3"},
 		{"--block-size", "4 parsecs"},
 		{"--read-ahead", "100000"},
+		{"--direct-io", "maybe"},
 	} {
 		out, err := exec.Command(bin, append([]string{"mount", t.TempDir(), t.TempDir()}, args...)...).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), args[0]) {
@@ -357,7 +360,7 @@ func TestRemoteReadMountFlags(t *testing.T) {
 		}
 	}
 	out, _ := exec.Command(bin, "mount", "--help").CombinedOutput()
-	for _, flag := range []string{"--block-size", "--read-ahead"} {
+	for _, flag := range []string{"--block-size", "--read-ahead", "--direct-io"} {
 		if !strings.Contains(string(out), flag) {
 			t.Errorf("deltafs mount --help does not list %s:\n%s", flag, out)
 		}

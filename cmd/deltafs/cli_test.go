@@ -115,3 +115,38 @@ func TestUsage(t *testing.T) {
 		t.Errorf("ls without a table: exit %d, want 2", code)
 	}
 }
+
+// TestMountTuningByLocation: object stores get large blocks, deep
+// read-ahead and direct I/O by default; local tables the opposite; flags
+// win over both, and bad values are refused.
+func TestMountTuningByLocation(t *testing.T) {
+	for _, c := range []struct {
+		location, blockSize, directIO string
+		readAhead                     int
+		wantBlock                     int64
+		wantAhead                     int
+		wantDirect                    bool
+	}{
+		{"/data/t", "auto", "auto", -1, localBlockSize, localReadAhead, false},
+		{"file:///data/t", "auto", "auto", -1, localBlockSize, localReadAhead, false},
+		{"s3://bucket/t?region=x", "auto", "auto", -1, remoteBlockSize, remoteReadAhead, true},
+		{"GS://bucket/t", "auto", "auto", -1, remoteBlockSize, remoteReadAhead, true},
+		{"azblob://c/t", "8MiB", "off", 4, 8 << 20, 4, false},
+		{"/data/t", "512KiB", "on", 0, 512 << 10, 0, true},
+	} {
+		f := mountFlags{blockSize: c.blockSize, readAhead: c.readAhead, directIO: c.directIO}
+		bs, ra, err := f.readTuning(c.location)
+		if err != nil || bs != c.wantBlock || ra != c.wantAhead {
+			t.Errorf("%s: block %d, read-ahead %d, %v; want %d, %d", c.location, bs, ra, err, c.wantBlock, c.wantAhead)
+		}
+		if d, err := f.directIOFor(c.location); err != nil || d != c.wantDirect {
+			t.Errorf("%s --direct-io %s: %v, %v; want %v", c.location, c.directIO, d, err, c.wantDirect)
+		}
+	}
+	if _, err := (&mountFlags{directIO: "yes"}).directIOFor("/t"); err == nil {
+		t.Error("--direct-io yes accepted")
+	}
+	if _, _, err := (&mountFlags{blockSize: "1KiB", readAhead: -1}).readTuning("/t"); err == nil {
+		t.Error("--block-size 1KiB accepted")
+	}
+}

@@ -62,6 +62,7 @@ type mountFlags struct {
 	snapMiB    int64
 	blockSize  string // "" or "auto": by the location's scheme
 	readAhead  int    // -1: by the location's scheme
+	directIO   string // "auto" (by the location's scheme), "on" or "off"
 	debug      bool
 }
 
@@ -73,21 +74,26 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.dvCacheMiB, "dv-cache-mb", 64, "memory for cached views of files with deletion vectors, in MiB")
 	fs.Int64Var(&f.snapMiB, "snapshot-cache-mb", 1024, "memory for cached version snapshots (about 50 bytes plus the path per live file), in MiB")
 	fs.StringVar(&f.blockSize, "block-size", "auto", "unit of data file reads and of the block cache, e.g. 1MiB, 512KiB (auto: "+
-		"1MiB for local tables, 4MiB for s3://, gs://, azblob://)")
+		"1MiB for local tables, 8MiB for s3://, gs://, azblob://)")
 	fs.IntVar(&f.readAhead, "read-ahead", -1, "most blocks read ahead, in parallel, of a sequential reader; 0 disables (default: "+
 		"2 for local tables, 16 for s3://, gs://, azblob://)")
+	fs.StringVar(&f.directIO, "direct-io", "auto", "read data files past the kernel's page cache: on, off or auto "+
+		"(auto: on for s3://, gs://, azblob://, whose blocks deltafs caches itself; off for local tables)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
 }
 
 // Read tuning by kind of location. Local reads are cheap: small blocks,
-// little read-ahead. An object-store request costs a round trip, so blocks
-// are larger and a sequential reader keeps many in flight: a window of up
-// to 64 MiB streams at over 1 GB/s with 20 ms per request (BENCHMARKS.md,
-// "remote read"), while a random read still fetches one 4 MiB block.
+// little read-ahead. An object-store request costs a round trip and the
+// server's per-request work, so blocks are larger (8 MiB, the part size
+// AWS's own transfer clients use), while a random read still fetches only
+// the block it needs; and a sequential reader keeps up to 128 MiB in
+// flight, about what 20 ms per request at 2 GB/s needs: latency times
+// bandwidth, plus the time the blocks in flight take to arrive
+// (BENCHMARKS.md, "remote read").
 const (
 	localBlockSize  = 1 << 20
 	localReadAhead  = 2
-	remoteBlockSize = 4 << 20
+	remoteBlockSize = 8 << 20
 	remoteReadAhead = 16
 )
 
@@ -126,6 +132,19 @@ func (f *mountFlags) readTuning(location string) (blockSize int64, readAhead int
 		return 0, 0, fmt.Errorf("--read-ahead %d: want at most 256 blocks", readAhead)
 	}
 	return blockSize, readAhead, nil
+}
+
+// directIOFor says whether a mount of location reads with direct I/O.
+func (f *mountFlags) directIOFor(location string) (bool, error) {
+	switch f.directIO {
+	case "", "auto":
+		return isRemote(location), nil
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("--direct-io %q: want on, off or auto", f.directIO)
 }
 
 // parseSize reads a byte count: a plain number, or one with a binary unit
@@ -173,6 +192,10 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if readAhead == 0 {
 		readAhead = -1 // fs.Options: negative disables
 	}
+	directIO, err := mf.directIOFor(location)
+	if err != nil {
+		return err
+	}
 	st, err := blobstore.Open(ctx, location)
 	if err != nil {
 		return err
@@ -197,6 +220,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		CacheBytes:      mf.cacheMiB << 20,
 		BlockSize:       blockSize,
 		ReadAhead:       readAhead,
+		DirectIO:        directIO,
 		CacheDir:        mf.cacheDir,
 		DVCacheBytes:    mf.dvCacheMiB << 20,
 		Debug:           mf.debug,
