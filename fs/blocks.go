@@ -27,23 +27,53 @@ func blockKey(path string, idx int64) string {
 // the cache, loading it with one ranged read on a miss. Concurrent readers
 // of a block, and read-ahead, share one load.
 func (r *root) block(ctx context.Context, path string, size, idx int64) ([]byte, error) {
-	bs := r.opts.BlockSize
-	off := idx * bs
-	n := min(bs, size-off)
-	if n <= 0 {
+	if idx*r.opts.BlockSize >= size {
 		return nil, nil
 	}
 	return r.blocks.GetOrLoad(ctx, blockKey(path, idx), func(ctx context.Context) ([]byte, error) {
-		data, err := r.table.ReadRange(ctx, path, off, n)
+		blocks, err := r.fetch(ctx, path, size, idx, 1)
 		if err != nil {
 			return nil, err
 		}
-		if int64(len(data)) != n {
-			return nil, fmt.Errorf("short read: got %d bytes of %d at offset %d (object smaller than the log says?)",
-				len(data), n, off)
-		}
-		return data, nil
+		return blocks[0], nil
 	})
+}
+
+// span loads blocks [first, first+n) of a file with one ranged read and
+// puts them in the cache. A sequential reader's read-ahead asks for
+// several blocks at a time: fewer, larger requests, while a random read
+// still fetches one block. The blocks share one array, which stays in
+// memory while any of them does.
+func (r *root) span(ctx context.Context, path string, size, first int64, n int) ([][]byte, error) {
+	blocks, err := r.fetch(ctx, path, size, first, n)
+	if err != nil {
+		return nil, err
+	}
+	for i, b := range blocks {
+		r.blocks.Set(blockKey(path, first+int64(i)), b)
+	}
+	return blocks, nil
+}
+
+// fetch reads blocks [first, first+n) of a file, all of them inside its
+// size bytes, with one ranged read.
+func (r *root) fetch(ctx context.Context, path string, size, first int64, n int) ([][]byte, error) {
+	bs := r.opts.BlockSize
+	off, end := first*bs, min((first+int64(n))*bs, size)
+	data, err := r.table.ReadRange(ctx, path, off, end-off)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != end-off {
+		return nil, fmt.Errorf("short read: got %d bytes of %d at offset %d (object smaller than the log says?)",
+			len(data), end-off, off)
+	}
+	blocks := make([][]byte, 0, n)
+	for b := int64(0); b < end-off; b += bs {
+		e := min(b+bs, end-off)
+		blocks = append(blocks, data[b:e:e])
+	}
+	return blocks, nil
 }
 
 // readAhead warms the cache with blocks [from, to) of a file in the

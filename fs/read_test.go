@@ -190,10 +190,45 @@ func TestReadsSpanningBlocksFetchEachOnce(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("read %d bytes differing from the %d stored", len(got), len(want))
 	}
-	for off := int64(0); off < int64(len(want)); off += testBlock {
-		if n := tbl.readsOf("big.bin", off); n != 1 {
-			t.Errorf("block at %d fetched %d times", off, n)
+	// Every block once, possibly several per request.
+	if got := tbl.readBytes.Load(); got != int64(len(want)) {
+		t.Errorf("fetched %d bytes for a file of %d", got, len(want))
+	}
+}
+
+// TestSequentialReadAheadAsksForSpans: once a reader is sequential, its
+// read-ahead asks for several blocks per request (at most half the
+// window), and still fetches every byte exactly once.
+func TestSequentialReadAheadAsksForSpans(t *testing.T) {
+	tbl := standardTable(t)
+	tbl.addVersion(t, "WRITE", []fakeFile{{path: "huge.bin", size: 48*testBlock + 777, modTime: mtime1, records: -1}}, true)
+	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, CacheBytes: -1, ReadAhead: 8, Logger: log.New(io.Discard, "", 0)})
+	defer r.Close()
+	f := newFileNode(r, 2, tbl.snaps[2].Find("huge.bin"))
+	h := newFileHandle(r)
+	defer h.Release(context.Background())
+	want := tbl.content("huge.bin")
+	buf := make([]byte, testBlock/2)
+	var got []byte
+	reads := tbl.readN.Load()
+	for off := int64(0); off < int64(len(want)); off += int64(len(buf)) {
+		res, errno := f.Read(context.Background(), h, buf, off)
+		if errno != 0 {
+			t.Fatal(errno)
 		}
+		b, _ := res.Bytes(nil)
+		got = append(got, b...)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes differing from the %d stored", len(got), len(want))
+	}
+	if n := tbl.readBytes.Load(); n != int64(len(want)) {
+		t.Errorf("fetched %d bytes for a file of %d", n, len(want))
+	}
+	// 49 blocks: the first few one at a time while the window grows, then
+	// spans of 4.
+	if n := tbl.readN.Load() - reads; n > 20 {
+		t.Errorf("%d requests for 49 blocks read in sequence", n)
 	}
 }
 

@@ -98,7 +98,9 @@ func TestRemoteReadBytes(t *testing.T) {
 			mp, st, _ := rrMount(t, location, latency, opts)
 			dir := filepath.Join(mp, "latest")
 
-			// Sequential: each block is fetched once, however small the cache.
+			// Sequential: each block is fetched once, however small the
+			// cache, several per request once the read-ahead window has
+			// grown (spans of half the window: 4 blocks here).
 			before := st.Counts()
 			got, err := os.ReadFile(filepath.Join(dir, "a.bin"))
 			if err != nil {
@@ -108,8 +110,10 @@ func TestRemoteReadBytes(t *testing.T) {
 				t.Fatalf("a.bin: %d bytes read differ from the %d stored", len(got), len(files["a.bin"]))
 			}
 			blocks := (rrTestFiles["a.bin"] + opts.BlockSize - 1) / opts.BlockSize
-			if c := st.Counts().Sub(before); c.Gets < blocks || c.Gets > blocks+2 {
-				t.Errorf("sequential read of %d blocks made %d GETs (%d MiB)", blocks, c.Gets, c.Bytes>>20)
+			// (The mount may read a commit on the way: a few hundred bytes,
+			// where a block read twice would be tens of KiB at least.)
+			if c := st.Counts().Sub(before); c.Bytes < rrTestFiles["a.bin"] || c.Bytes > rrTestFiles["a.bin"]+4096 || c.Gets > blocks/2 {
+				t.Errorf("sequential read of %d blocks (%d bytes) made %d GETs of %d bytes", blocks, rrTestFiles["a.bin"], c.Gets, c.Bytes)
 			}
 			for _, p := range []string{"part=x/b.bin", "part=x/small.bin"} {
 				got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
