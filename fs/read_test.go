@@ -171,15 +171,25 @@ func TestReadAheadPrefetchesSequentialReads(t *testing.T) {
 // block exactly once even with no block cache to fall back on.
 func TestReadsSpanningBlocksFetchEachOnce(t *testing.T) {
 	tbl := standardTable(t)
-	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, CacheBytes: -1, ReadAhead: 4, Logger: log.New(io.Discard, "", 0)})
+	readSequentially(t, tbl, 1, "big.bin", 3*testBlock, 4)
+}
+
+// readSequentially reads the file at path of version v front to back
+// through one handle of a mount without a block cache, in reads of n
+// bytes, checks the bytes, and checks that every byte was fetched once
+// (possibly several blocks per request). It returns the requests made.
+func readSequentially(t *testing.T, tbl *fakeTable, v int64, path string, n, readAhead int) int64 {
+	t.Helper()
+	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, CacheBytes: -1, ReadAhead: readAhead, Logger: log.New(io.Discard, "", 0)})
 	defer r.Close()
-	f := newFileNode(r, 1, tbl.snaps[1].Find("big.bin"))
+	f := newFileNode(r, v, tbl.snaps[v].Find(path))
 	h := newFileHandle(r)
 	defer h.Release(context.Background())
-	want := tbl.content("big.bin")
-	buf := make([]byte, 3*testBlock)
+	want := tbl.content(path)
+	reads, fetched := tbl.readN.Load(), tbl.readBytes.Load()
+	buf := make([]byte, n)
 	var got []byte
-	for off := int64(0); off < int64(len(want)); off += int64(len(buf)) {
+	for off := int64(0); off < int64(len(want)); off += int64(n) {
 		res, errno := f.Read(context.Background(), h, buf, off)
 		if errno != 0 {
 			t.Fatal(errno)
@@ -190,10 +200,10 @@ func TestReadsSpanningBlocksFetchEachOnce(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("read %d bytes differing from the %d stored", len(got), len(want))
 	}
-	// Every block once, possibly several per request.
-	if got := tbl.readBytes.Load(); got != int64(len(want)) {
-		t.Errorf("fetched %d bytes for a file of %d", got, len(want))
+	if d := tbl.readBytes.Load() - fetched; d != int64(len(want)) {
+		t.Errorf("fetched %d bytes for a file of %d", d, len(want))
 	}
+	return tbl.readN.Load() - reads
 }
 
 // TestSequentialReadAheadAsksForSpans: once a reader is sequential, its
@@ -202,32 +212,9 @@ func TestReadsSpanningBlocksFetchEachOnce(t *testing.T) {
 func TestSequentialReadAheadAsksForSpans(t *testing.T) {
 	tbl := standardTable(t)
 	tbl.addVersion(t, "WRITE", []fakeFile{{path: "huge.bin", size: 48*testBlock + 777, modTime: mtime1, records: -1}}, true)
-	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, CacheBytes: -1, ReadAhead: 8, Logger: log.New(io.Discard, "", 0)})
-	defer r.Close()
-	f := newFileNode(r, 2, tbl.snaps[2].Find("huge.bin"))
-	h := newFileHandle(r)
-	defer h.Release(context.Background())
-	want := tbl.content("huge.bin")
-	buf := make([]byte, testBlock/2)
-	var got []byte
-	reads := tbl.readN.Load()
-	for off := int64(0); off < int64(len(want)); off += int64(len(buf)) {
-		res, errno := f.Read(context.Background(), h, buf, off)
-		if errno != 0 {
-			t.Fatal(errno)
-		}
-		b, _ := res.Bytes(nil)
-		got = append(got, b...)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("read %d bytes differing from the %d stored", len(got), len(want))
-	}
-	if n := tbl.readBytes.Load(); n != int64(len(want)) {
-		t.Errorf("fetched %d bytes for a file of %d", n, len(want))
-	}
 	// 49 blocks: the first few one at a time while the window grows, then
 	// spans of 4.
-	if n := tbl.readN.Load() - reads; n > 20 {
+	if n := readSequentially(t, tbl, 2, "huge.bin", testBlock/2, 8); n > 20 {
 		t.Errorf("%d requests for 49 blocks read in sequence", n)
 	}
 }
