@@ -65,7 +65,7 @@ func TestMountBenchmark(t *testing.T) {
 		}
 	}
 	mnt := t.TempDir()
-	srv, err := fs.Mount(ctx, mnt, mountTable{table, st}, fs.Options{RefreshInterval: -1})
+	srv, err := fs.Mount(ctx, mnt, fs.StoreTable{Table: table, Store: st}, fs.Options{RefreshInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestMountBenchmark(t *testing.T) {
 		t.Fatal(err)
 	}
 	bmnt := t.TempDir()
-	bsrv, err := fs.Mount(ctx, bmnt, mountTable{btable, bst}, fs.Options{RefreshInterval: -1})
+	bsrv, err := fs.Mount(ctx, bmnt, fs.StoreTable{Table: btable, Store: bst}, fs.Options{RefreshInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,36 +17,8 @@ import (
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/fs"
-	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions"
 )
-
-// mountTable is the test's adapter from a versions.Table and its store to
-// fs.Table, the same shape as cmd/deltafs's (package main, so not
-// importable).
-type mountTable struct {
-	*versions.Table
-	st *blobstore.Store
-}
-
-func (m mountTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
-	if action.IsExternal(path) {
-		return nil, fmt.Errorf("%s lies outside the table root", path)
-	}
-	return m.st.ReadRange(ctx, path, off, n)
-}
-
-func (m mountTable) History(ctx context.Context) ([]fs.HistoryEntry, error) {
-	h, err := m.Table.History(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]fs.HistoryEntry, len(h))
-	for i, c := range h {
-		out[i] = fs.HistoryEntry{Version: c.Version, Timestamp: c.Timestamp, Operation: c.Operation, Files: c.Files}
-	}
-	return out, nil
-}
 
 // lockedBuffer collects the mount's log lines; the mount logs from its own
 // goroutines.
@@ -104,7 +76,7 @@ func mountForTest(t testing.TB, location string, opts fs.Options) *liveMount {
 		opts.Logger = log.New(logs, "", 0)
 	}
 	dir := t.TempDir()
-	srv, err := fs.Mount(ctx, dir, mountTable{tbl, st}, opts)
+	srv, err := fs.Mount(ctx, dir, fs.StoreTable{Table: tbl, Store: st}, opts)
 	if err != nil {
 		cancel()
 		st.Close()

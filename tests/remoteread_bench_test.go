@@ -205,7 +205,7 @@ func rrMount(t *testing.T, location string, latency time.Duration, opts fs.Optio
 		opts.Logger = log.New(logs, "", 0)
 	}
 	mp := t.TempDir()
-	srv, err := fs.Mount(ctx, mp, mountTable{tbl, st}, opts)
+	srv, err := fs.Mount(ctx, mp, fs.StoreTable{Table: tbl, Store: st}, opts)
 	if err != nil {
 		cancel()
 		st.Close()

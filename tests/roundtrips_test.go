@@ -241,7 +241,7 @@ func TestMountedVersionCostsNoRequests(t *testing.T) {
 	}
 	mnt := t.TempDir()
 	logs := &lockedBuffer{}
-	srv, err := fs.Mount(ctx, mnt, mountTable{table, st}, fs.Options{RefreshInterval: -1, Logger: log.New(logs, "", 0)})
+	srv, err := fs.Mount(ctx, mnt, fs.StoreTable{Table: table, Store: st}, fs.Options{RefreshInterval: -1, Logger: log.New(logs, "", 0)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,27 +12,14 @@ import (
 	"github.com/deltafs/deltafs/replay/action"
 )
 
-// dvKey maps the absolute path or URI of a 'p' deletion vector to a key of
-// the table's store; one outside the table root is refused.
-func dvKey(st *blobstore.Store, uri string) (string, error) {
-	rel, err := action.CleanPath(uri, st.Location())
-	if err != nil {
-		return "", fmt.Errorf("deletion vector %s: %w", uri, err)
-	}
-	if action.IsExternal(rel) || strings.HasPrefix(rel, "/") {
-		return "", fmt.Errorf("deletion vector %s lies outside the table root", uri)
-	}
-	return rel, nil
-}
-
 // dvStore reads data and deletion vector files of a table for dvfilter.
 type dvStore struct{ st *blobstore.Store }
 
 func (s dvStore) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
 	if strings.HasPrefix(key, "/") || action.IsExternal(key) {
-		k, err := dvKey(s.st, key)
+		k, err := action.KeyUnder(key, s.st.Location())
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("deletion vector %s: %w", key, err)
 		}
 		key = k
 	}

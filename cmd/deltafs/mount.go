@@ -12,45 +12,9 @@ import (
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/fs"
-	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/spf13/pflag"
 )
-
-// mountedTable adapts a versions.Table and its store to what fs needs.
-type mountedTable struct {
-	*versions.Table
-	st *blobstore.Store
-}
-
-func (m mountedTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
-	if action.IsExternal(path) {
-		return nil, fmt.Errorf("%s lies outside the table root", path)
-	}
-	return m.st.ReadRange(ctx, path, off, n)
-}
-
-// ReadAbsolute reads a deletion vector file named by an absolute path or
-// URI ('p' vectors): only one inside the table root is read.
-func (m mountedTable) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {
-	key, err := dvKey(m.st, uri)
-	if err != nil {
-		return nil, err
-	}
-	return m.st.ReadRange(ctx, key, off, n)
-}
-
-func (m mountedTable) History(ctx context.Context) ([]fs.HistoryEntry, error) {
-	h, err := m.Table.History(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]fs.HistoryEntry, len(h))
-	for i, c := range h {
-		out[i] = fs.HistoryEntry{Version: c.Version, Timestamp: c.Timestamp, Operation: c.Operation, Files: c.Files}
-	}
-	return out, nil
-}
 
 // mountFlags are the flags of `deltafs mount` (and `deltafs demo`).
 type mountFlags struct {
@@ -214,7 +178,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return fmt.Errorf("mountpoint %s is not a directory", dir)
 	}
-	srv, err := fs.Mount(ctx, dir, mountedTable{t, st}, fs.Options{
+	srv, err := fs.Mount(ctx, dir, fs.StoreTable{Table: t, Store: st}, fs.Options{
 		AllowOther:      mf.allowOther,
 		RefreshInterval: mf.refresh,
 		CacheBytes:      mf.cacheMiB << 20,

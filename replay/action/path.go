@@ -130,6 +130,20 @@ func absoluteUnder(raw string, u *url.URL, root string) (string, error) {
 	return u.Scheme + "://" + u.Host + u.Path, nil
 }
 
+// KeyUnder maps an absolute path or URI (a 'p' deletion vector's
+// pathOrInlineDv) to the key of a file under root, the table root URL; one
+// that lies outside the root is refused.
+func KeyUnder(uri, root string) (string, error) {
+	rel, err := CleanPath(uri, root)
+	if err != nil {
+		return "", err
+	}
+	if IsExternal(rel) || strings.HasPrefix(rel, "/") {
+		return "", fmt.Errorf("%s lies outside the table root", uri)
+	}
+	return rel, nil
+}
+
 // IsExternal reports whether a cleaned path names a file outside the table
 // root (an absolute URI).
 func IsExternal(path string) bool { return strings.Contains(path, "://") }

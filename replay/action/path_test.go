@@ -58,3 +58,26 @@ func TestCleanPathS3Root(t *testing.T) {
 		t.Errorf("got %q, %v", got, err)
 	}
 }
+
+func TestKeyUnder(t *testing.T) {
+	for _, c := range []struct{ uri, want string }{
+		{"file:///t/deletion_vector_1.bin", "deletion_vector_1.bin"},
+		{"/t/dv/x%20y.bin", "dv/x y.bin"},
+		{"file:/t/a.bin", "a.bin"},
+		{"dv/rel.bin", "dv/rel.bin"},
+		{"file:///elsewhere/dv.bin", ""},
+		{"s3://bucket/t/dv.bin", ""},
+		{"/t/../etc/passwd", ""},
+	} {
+		got, err := KeyUnder(c.uri, "file:///t")
+		if c.want == "" {
+			if err == nil {
+				t.Errorf("KeyUnder(%q) = %q, want an error", c.uri, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("KeyUnder(%q) = %q, %v; want %q", c.uri, got, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package fs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/versions"
+)
+
+// StoreTable is the Table of a mount of a versions.Table whose objects are
+// in Store. It reads only files inside the table root: data files named by
+// relative paths, and deletion vectors stored at absolute paths or URIs
+// ('p' vectors) that lie under the root.
+type StoreTable struct {
+	*versions.Table
+	Store *blobstore.Store
+}
+
+var _ interface {
+	Table
+	AbsoluteReader
+} = StoreTable{}
+
+func (t StoreTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
+	if action.IsExternal(path) {
+		return nil, fmt.Errorf("%s lies outside the table root", path)
+	}
+	return t.Store.ReadRange(ctx, path, off, n)
+}
+
+func (t StoreTable) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {
+	key, err := action.KeyUnder(uri, t.Store.Location())
+	if err != nil {
+		return nil, fmt.Errorf("deletion vector %s: %w", uri, err)
+	}
+	return t.Store.ReadRange(ctx, key, off, n)
+}
+
+func (t StoreTable) History(ctx context.Context) ([]HistoryEntry, error) {
+	h, err := t.Table.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]HistoryEntry, len(h))
+	for i, c := range h {
+		out[i] = HistoryEntry{Version: c.Version, Timestamp: c.Timestamp, Operation: c.Operation, Files: c.Files}
+	}
+	return out, nil
+}
