@@ -35,6 +35,7 @@ type Store struct {
 	location string
 	scheme   string
 	prefix   string        // key prefix of a table root inside a bucket ("tables/t/"), for list-from
+	dir      string        // the table root's directory, for file:// locations
 	latency  time.Duration // injected before every request (tests, benchmarks)
 	counts   counters
 }
@@ -61,10 +62,11 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 		return nil, fmt.Errorf("table location %q: %w", location, err)
 	}
 	var b *blob.Bucket
-	var keyPrefix string
+	var keyPrefix, dir string
 	switch u.Scheme {
 	case "file":
-		b, err = fileblob.OpenBucket(filepath.FromSlash(u.Path), nil)
+		dir = filepath.FromSlash(u.Path)
+		b, err = fileblob.OpenBucket(dir, nil)
 	case "mem":
 		b = memblob.OpenBucket(nil)
 	case "s3", "gs", "azblob":
@@ -85,7 +87,7 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", location, err)
 	}
-	s := &Store{bucket: b, location: strings.TrimSuffix(location, "/"), scheme: u.Scheme, prefix: keyPrefix}
+	s := &Store{bucket: b, location: strings.TrimSuffix(location, "/"), scheme: u.Scheme, prefix: keyPrefix, dir: dir}
 	for _, o := range opts {
 		o(s)
 	}
@@ -94,6 +96,18 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 
 // Location is the table root as given to Open (a path becomes a file:// URL).
 func (s *Store) Location() string { return s.location }
+
+// LocalPath returns the file on this machine that holds key, for a store of
+// local files, so that a caller may hand the file itself to the kernel.
+// Reads of it are not counted. A store that adds latency to act as a
+// remote one has none, and neither has a key the file driver would name
+// differently (control characters, which it escapes).
+func (s *Store) LocalPath(key string) (string, bool) {
+	if s.dir == "" || s.latency > 0 || !filepath.IsLocal(key) || strings.ContainsFunc(key, func(r rune) bool { return r < 32 }) {
+		return "", false
+	}
+	return filepath.Join(s.dir, key), true
+}
 
 // Close releases the bucket.
 func (s *Store) Close() error { return s.bucket.Close() }

@@ -81,10 +81,18 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 		}
 		h.view = v
 	}
+	if n.f.DV == nil && !n.root.opts.NoPassthrough {
+		if lf, ok := n.root.table.(LocalFiler); ok {
+			h.local, ok = lf.LocalFile(n.f.Path)
+			if ok {
+				h.localSize = n.f.Size
+			}
+		}
+	}
 	// The bytes of a path never change: whatever the kernel cached of them
-	// stays valid.
+	// stays valid. (go-fuse clears this for a file it passes through.)
 	out := uint32(fuse.FOPEN_KEEP_CACHE)
-	if n.root.directIO.Load() {
+	if n.root.directIO.Load() && h.local == "" {
 		out |= fuse.FOPEN_DIRECT_IO
 	}
 	return h, out, 0

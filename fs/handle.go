@@ -2,6 +2,7 @@ package fs
 
 import (
 	"context"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -25,6 +26,10 @@ import (
 type fileHandle struct {
 	view *dvfilter.View // nil without a deletion vector; immutable
 
+	local     string   // the local file behind a plain data file, offered for passthrough; immutable
+	localSize int64    // its size per the log; immutable
+	backing   *os.File // GUARDED_BY(mu): local, open while the kernel may still be registering it
+
 	ctx    context.Context    // read-ahead of this open; nil: the root's (bare handles in tests)
 	cancel context.CancelFunc // ends ctx at Release; nil with ctx
 
@@ -38,7 +43,38 @@ type fileHandle struct {
 	released  bool                 // GUARDED_BY(mu): closed; holds nothing any more
 }
 
-var _ = (fusefs.FileReleaser)((*fileHandle)(nil))
+var (
+	_ = (fusefs.FileReleaser)((*fileHandle)(nil))
+	_ = (fusefs.FilePassthroughFder)((*fileHandle)(nil))
+)
+
+// PassthroughFd gives the kernel the local file behind a plain data file,
+// which it then reads without asking deltafs (FUSE passthrough). go-fuse
+// asks at the first open of a file, and keeps the kernel's registration
+// while the file stays open anywhere. A file that cannot be opened, or
+// whose size is not the log's, is served through the mount instead, which
+// reports the problem on read.
+func (h *fileHandle) PassthroughFd() (int, bool) {
+	if h.local == "" {
+		return 0, false
+	}
+	f, err := os.Open(h.local)
+	if err != nil {
+		return 0, false
+	}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() != h.localSize {
+		f.Close()
+		return 0, false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released {
+		f.Close()
+		return 0, false
+	}
+	h.backing = f
+	return int(f.Fd()), true
+}
 
 // rampUp is how many times the bytes a reader has read in sequence it may
 // have read ahead (up to Options.ReadAhead blocks). With 8 MiB blocks and 1
@@ -305,6 +341,10 @@ func (h *fileHandle) drop(idx int64, e *heldBlock) {
 func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	h.released = true
+	if h.backing != nil {
+		h.backing.Close() // the kernel holds its own reference to the file
+		h.backing = nil
+	}
 	for idx, e := range h.held {
 		h.drop(idx, e)
 	}

@@ -57,6 +57,12 @@ type Options struct {
 	// allows it (FUSE_DIRECT_IO_ALLOW_MMAP, Linux 6.6); on an older kernel
 	// the mount logs so and serves through the page cache.
 	DirectIO bool
+	// NoPassthrough keeps the kernel from reading local data files
+	// directly. By default, a plain data file of a Table that is a
+	// LocalFiler is handed to the kernel at open (FUSE passthrough, Linux
+	// 6.9, and a mount by root), which then reads it as fast as the file
+	// itself; without that support the mount serves it as any other.
+	NoPassthrough bool
 	// AllowOther lets users other than the mounting one use the mount.
 	AllowOther bool
 	// Debug logs every FUSE request.

@@ -21,6 +21,7 @@ type StoreTable struct {
 var _ interface {
 	Table
 	AbsoluteReader
+	LocalFiler
 } = StoreTable{}
 
 func (t StoreTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
@@ -28,6 +29,13 @@ func (t StoreTable) ReadRange(ctx context.Context, path string, off, n int64) ([
 		return nil, fmt.Errorf("%s lies outside the table root", path)
 	}
 	return t.Store.ReadRange(ctx, path, off, n)
+}
+
+func (t StoreTable) LocalFile(path string) (string, bool) {
+	if action.IsExternal(path) {
+		return "", false
+	}
+	return t.Store.LocalPath(path)
 }
 
 func (t StoreTable) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {

@@ -32,3 +32,12 @@ type HistoryEntry struct {
 type AbsoluteReader interface {
 	ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error)
 }
+
+// LocalFiler is implemented by Tables whose data files are files on this
+// machine. The mount then lets the kernel read a plain data file straight
+// from its file (FUSE passthrough), as fast as reading it directly; path is
+// replay.File.Path, and ok is false for a file to be read through the
+// Table.
+type LocalFiler interface {
+	LocalFile(path string) (name string, ok bool)
+}

@@ -200,6 +200,9 @@ func rrMount(t *testing.T, location string, latency time.Duration, opts fs.Optio
 	if opts.RefreshInterval == 0 {
 		opts.RefreshInterval = -1
 	}
+	// Data reads go through the mount's block path even for a file://
+	// store, which these tests use as a remote one.
+	opts.NoPassthrough = true
 	logs := &lockedBuffer{}
 	if opts.Logger == nil {
 		opts.Logger = log.New(logs, "", 0)

@@ -18,16 +18,17 @@ import (
 
 // mountFlags are the flags of `deltafs mount` (and `deltafs demo`).
 type mountFlags struct {
-	allowOther bool
-	refresh    time.Duration
-	cacheMiB   int64
-	cacheDir   string
-	dvCacheMiB int64
-	snapMiB    int64
-	blockSize  string // "" or "auto": by the location's scheme
-	readAhead  int    // -1: by the location's scheme
-	directIO   string // "auto" (by the location's scheme), "on" or "off"
-	debug      bool
+	allowOther  bool
+	refresh     time.Duration
+	cacheMiB    int64
+	cacheDir    string
+	dvCacheMiB  int64
+	snapMiB     int64
+	blockSize   string // "" or "auto": by the location's scheme
+	readAhead   int    // -1: by the location's scheme
+	directIO    string // "auto" (by the location's scheme), "on" or "off"
+	passthrough bool
+	debug       bool
 }
 
 func (f *mountFlags) register(fs *pflag.FlagSet) {
@@ -43,6 +44,8 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 		"2 for local tables, 16 for s3://, gs://, azblob://)")
 	fs.StringVar(&f.directIO, "direct-io", "auto", "read data files past the kernel's page cache: on, off or auto "+
 		"(auto: on for s3://, gs://, azblob://, whose blocks deltafs caches itself; off for local tables)")
+	fs.BoolVar(&f.passthrough, "passthrough", true, "let the kernel read the plain data files of a local table straight from their files "+
+		"(FUSE passthrough: Linux 6.9 and a mount by root; otherwise ignored)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
 }
 
@@ -185,6 +188,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		BlockSize:       blockSize,
 		ReadAhead:       readAhead,
 		DirectIO:        directIO,
+		NoPassthrough:   !mf.passthrough,
 		CacheDir:        mf.cacheDir,
 		DVCacheBytes:    mf.dvCacheMiB << 20,
 		Debug:           mf.debug,
