@@ -43,6 +43,7 @@ func (b *lockedBuffer) String() string {
 type liveMount struct {
 	dir   string // the mountpoint
 	table *versions.Table
+	store *blobstore.Store // for its request counts
 	logs  *lockedBuffer
 }
 
@@ -92,7 +93,7 @@ func mountForTest(t testing.TB, location string, opts fs.Options) *liveMount {
 			t.Logf("mount log:\n%s", logs.String())
 		}
 	})
-	return &liveMount{dir: dir, table: tbl, logs: logs}
+	return &liveMount{dir: dir, table: tbl, store: st, logs: logs}
 }
 
 // walkFiles returns the regular files under dir (a symlink such as latest

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/fs"
 	"github.com/deltafs/deltafs/tests/deltagen"
-	"github.com/deltafs/deltafs/versions"
 )
 
 // TestPassthroughLocalFiles: the kernel reads a local table's plain data
@@ -35,23 +32,8 @@ func TestPassthroughLocalFiles(t *testing.T) {
 	}
 	for _, off := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoPassthrough=%v", off), func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			st, err := blobstore.Open(ctx, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			tbl, err := versions.Open(ctx, st, versions.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			mp := t.TempDir()
-			srv, err := fs.Mount(ctx, mp, fs.StoreTable{Table: tbl, Store: st}, fs.Options{NoPassthrough: off, RefreshInterval: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Unmount()
+			m := mountForTest(t, dir, fs.Options{NoPassthrough: off, RefreshInterval: -1})
+			st, mp := m.store, m.dir
 			p := filepath.Join(mp, "latest", "part-0.parquet")
 			if _, err := os.Stat(p); err != nil {
 				t.Fatal(err)

@@ -3,7 +3,6 @@ package tests
 import (
 	"context"
 	iofs "io/fs"
-	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,31 +227,8 @@ func TestMountedVersionCostsNoRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	st, err := blobstore.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	table, err := versions.Open(ctx, st, versions.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mnt := t.TempDir()
-	logs := &lockedBuffer{}
-	srv, err := fs.Mount(ctx, mnt, fs.StoreTable{Table: table, Store: st}, fs.Options{RefreshInterval: -1, Logger: log.New(logs, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := srv.Unmount(); err != nil {
-			t.Errorf("unmount: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("mount log:\n%s", logs.String())
-		}
-	})
+	m := mountForTest(t, dir, fs.Options{RefreshInterval: -1})
+	st, mnt := m.store, m.dir
 	vdir := filepath.Join(mnt, "v", strconv.FormatInt(info.LatestVersion, 10))
 	// Opening the version builds its snapshot: that is the open's cost.
 	if _, err := os.ReadDir(vdir); err != nil {
