@@ -162,8 +162,14 @@ func readInto(buf []byte, r io.Reader) ([]byte, error) {
 			// Read on to the end of the body: an HTTP client reuses a
 			// connection only for a body read to EOF, and a new connection
 			// per block read costs the server and us a handshake each.
+			// A body longer than the range is a server that ignored it:
+			// those bytes are not the ones asked for.
 			var probe [1]byte
-			if _, err := r.Read(probe[:]); err != nil && err != io.EOF {
+			n, err := r.Read(probe[:])
+			if n > 0 {
+				return buf, errors.New("the store sent more bytes than the range asked for")
+			}
+			if err != nil && err != io.EOF {
 				return buf, err
 			}
 			return buf, nil

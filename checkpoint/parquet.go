@@ -77,7 +77,7 @@ func (pf *parquetFile) sidecars() ([]action.Sidecar, error) {
 			if col == nil {
 				continue
 			}
-			l, err := readLeaf(rg, col, false, &leafPool{})
+			l, err := readLeaf(rg, col, false, nil)
 			if err != nil {
 				return nil, fmt.Errorf("checkpoint %s: %w", pf.key, err)
 			}

@@ -79,7 +79,8 @@ func (h *fileHandle) PassthroughFd() (int, bool) {
 // rampUp is how many times the bytes a reader has read in sequence it may
 // have read ahead (up to Options.ReadAhead blocks). With 8 MiB blocks and 1
 // MiB reads, the window is 1 block after the first read, 2 after the
-// second, and full (8) once the reader finished its first block.
+// second, 8 once the reader has finished its first block and 16 after its
+// second.
 const rampUp = 8
 
 // heldBlock is a block a handle holds: loaded, or loading in the
@@ -174,10 +175,10 @@ func (h *fileHandle) readAhead(r *root, path string, size, off, end int64) {
 }
 
 // spanBytes is the size of a read-ahead request, in whole blocks: two 8 MiB
-// blocks of an object store. A sequential reader of 8 MiB blocks got
-// 0.83-0.85x of a single-stream download with 16 MiB requests against
-// 0.66-0.71x with 8 MiB ones, with 20 ms per request (BENCHMARKS.md,
-// "remote read"), as the server works per request.
+// blocks of an object store. A sequential reader of 8 MiB blocks with 20 ms
+// per request got 0.73-0.75x of a single-stream download asking for two
+// blocks at a time, against 0.66-0.71x asking for one (BENCHMARKS.md,
+// "remote read"): the server works per request.
 const spanBytes = 16 << 20
 
 // block returns block idx of the file for a read through h: a held block

@@ -48,8 +48,8 @@ func main() {
 
 // keepConnections lets Go's default HTTP transport, which the GCS driver
 // uses, keep 64 idle connections per host instead of 2: a mount reads
-// several blocks at once from one host, and with 2 most reads opened (and
-// TLS-handshook) a new connection. blobstore tunes the S3 client itself;
+// several blocks at once from one host, and with 2 most reads opened a new
+// connection, with its TLS handshake. blobstore tunes the S3 client itself;
 // Azure's keeps 10.
 func keepConnections() {
 	if t, ok := http.DefaultTransport.(*http.Transport); ok {
