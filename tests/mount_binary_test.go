@@ -365,3 +365,58 @@ func TestMountBinaryDemo(t *testing.T) {
 		t.Errorf("%s still mounted after the demo exited", mnt)
 	}
 }
+
+// TestDemoOutlivesItsReader: `deltafs demo | head -1` must not kill the
+// mount when head exits: the demo keeps writing its tour, and a write to a
+// closed pipe used to end the process by SIGPIPE, leaving a dead mount.
+// The mount keeps serving, and SIGTERM still unmounts it and exits 0.
+func TestDemoOutlivesItsReader(t *testing.T) {
+	requireFUSE(t)
+	bin := deltafsBin(t)
+	dir := t.TempDir()
+	mnt := filepath.Join(dir, "mnt")
+	cmd := exec.Command(bin, "demo", filepath.Join(dir, "table"), mnt)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_, _ = cmd.Process.Wait()
+		}
+		if isMounted(t, mnt) {
+			_ = syscall.Unmount(mnt, syscall.MNT_DETACH)
+		}
+	})
+	first, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("first line: %v", err)
+	}
+	stdout.Close() // the reader goes away, as head does
+	deadline := time.Now().Add(30 * time.Second)
+	for !isMounted(t, mnt) {
+		if time.Now().After(deadline) || cmd.ProcessState != nil {
+			t.Fatalf("not mounted after %q", first)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The demo prints its tour after mounting: give it time to write into
+	// the closed pipe, then check it still serves.
+	time.Sleep(500 * time.Millisecond)
+	if _, err := os.ReadDir(filepath.Join(mnt, "latest")); err != nil {
+		t.Fatalf("the mount stopped serving once its reader left: %v", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("deltafs demo after SIGTERM: %v", err)
+	}
+	if isMounted(t, mnt) {
+		t.Errorf("%s still mounted", mnt)
+	}
+}

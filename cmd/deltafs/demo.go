@@ -25,6 +25,7 @@ import (
 // same code as `deltafs mount`. A DIR that already holds the sample table is
 // reused as it is.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	surviveClosedOutput()
 	flags := pflag.NewFlagSet("demo", pflag.ContinueOnError)
 	var mf mountFlags
 	mf.register(flags)

@@ -6,8 +6,10 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/deltafs/deltafs/blobstore"
@@ -139,6 +141,7 @@ func parseSize(s string) (int64, error) {
 }
 
 func runMount(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	surviveClosedOutput()
 	flags := pflag.NewFlagSet("mount", pflag.ContinueOnError)
 	var mf mountFlags
 	mf.register(flags)
@@ -147,6 +150,12 @@ func runMount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	return mountAndServe(ctx, flags.Arg(0), flags.Arg(1), mf, stdout, stderr)
 }
+
+// surviveClosedOutput keeps a serving process alive when whoever read its
+// output goes away (`deltafs demo | head -1`): Go otherwise exits on
+// SIGPIPE at the next line written, leaving a dead mount behind. Writes to
+// the closed pipe then fail, unseen, and SIGINT or SIGTERM still unmount.
+func surviveClosedOutput() { signal.Ignore(syscall.SIGPIPE) }
 
 // mountAndServe opens the table, mounts it, prints one "ready" line and
 // serves until ctx ends (SIGINT, SIGTERM), then unmounts.
