@@ -41,10 +41,11 @@ func (b *lockedBuffer) String() string {
 
 // liveMount is a table mounted in-process for one test.
 type liveMount struct {
-	dir   string // the mountpoint
-	table *versions.Table
-	store *blobstore.Store // for its request counts
-	logs  *lockedBuffer
+	dir     string // the mountpoint
+	table   *versions.Table
+	store   *blobstore.Store // for its request counts
+	logs    *lockedBuffer
+	unmount func() // before the test ends, if need be; runs once
 }
 
 // requireFUSE skips, loudly, where no FUSE mount can be made.
@@ -55,13 +56,14 @@ func requireFUSE(t testing.TB) {
 	}
 }
 
-// mountForTest opens the table at location and mounts it with fs.Mount in a
-// fresh temp dir; it is unmounted when the test ends.
-func mountForTest(t testing.TB, location string, opts fs.Options) *liveMount {
+// mountForTest opens the table at location (through a store with
+// storeOpts) and mounts it with fs.Mount in a fresh temp dir; it is
+// unmounted when the test ends, or by liveMount.unmount.
+func mountForTest(t testing.TB, location string, opts fs.Options, storeOpts ...blobstore.Option) *liveMount {
 	t.Helper()
 	requireFUSE(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := blobstore.Open(ctx, location)
+	st, err := blobstore.Open(ctx, location, storeOpts...)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -83,17 +85,21 @@ func mountForTest(t testing.TB, location string, opts fs.Options) *liveMount {
 		st.Close()
 		t.Fatalf("mount %s: %v", location, err)
 	}
-	t.Cleanup(func() {
-		if err := srv.Unmount(); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-		cancel()
-		st.Close()
-		if t.Failed() {
-			t.Logf("mount log:\n%s", logs.String())
-		}
-	})
-	return &liveMount{dir: dir, table: tbl, store: st, logs: logs}
+	var once sync.Once
+	unmount := func() {
+		once.Do(func() {
+			if err := srv.Unmount(); err != nil {
+				t.Errorf("unmount %s: %v", dir, err)
+			}
+			cancel()
+			st.Close()
+			if t.Failed() {
+				t.Logf("mount log:\n%s", logs.String())
+			}
+		})
+	}
+	t.Cleanup(unmount)
+	return &liveMount{dir: dir, table: tbl, store: st, logs: logs, unmount: unmount}
 }
 
 // walkFiles returns the regular files under dir (a symlink such as latest

@@ -6,13 +6,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,7 +23,6 @@ import (
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
 	"github.com/deltafs/deltafs/tests/servers"
-	"github.com/deltafs/deltafs/versions"
 )
 
 // TestRemoteReadBenchmark measures sequential reading of a 256 MiB data
@@ -184,51 +181,14 @@ func rrMountRead(t *testing.T, location string, latency time.Duration, opts fs.O
 // which also runs when the test ends.
 func rrMount(t *testing.T, location string, latency time.Duration, opts fs.Options) (string, *blobstore.Store, func()) {
 	t.Helper()
-	requireFUSE(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := blobstore.Open(ctx, location, blobstore.WithLatency(latency))
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	tbl, err := versions.Open(ctx, st, versions.Options{})
-	if err != nil {
-		cancel()
-		st.Close()
-		t.Fatal(err)
-	}
 	if opts.RefreshInterval == 0 {
 		opts.RefreshInterval = -1
 	}
 	// Data reads go through the mount's block path even for a file://
 	// store, which these tests use as a remote one.
 	opts.NoPassthrough = true
-	logs := &lockedBuffer{}
-	if opts.Logger == nil {
-		opts.Logger = log.New(logs, "", 0)
-	}
-	mp := t.TempDir()
-	srv, err := fs.Mount(ctx, mp, fs.StoreTable{Table: tbl, Store: st}, opts)
-	if err != nil {
-		cancel()
-		st.Close()
-		t.Fatal(err)
-	}
-	var once sync.Once
-	unmount := func() {
-		once.Do(func() {
-			if err := srv.Unmount(); err != nil {
-				t.Errorf("unmount %s: %v", mp, err)
-			}
-			cancel()
-			st.Close()
-			if l := logs.String(); l != "" {
-				t.Logf("mount log:\n%s", l)
-			}
-		})
-	}
-	t.Cleanup(unmount)
-	return mp, st, unmount
+	m := mountForTest(t, location, opts, blobstore.WithLatency(latency))
+	return m.dir, m.store, m.unmount
 }
 
 // rrReadFile reads path front to back in 1 MiB reads into one reused
