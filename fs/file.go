@@ -83,7 +83,7 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	}
 	if n.f.DV == nil && !n.root.opts.NoPassthrough {
 		if lf, ok := n.root.table.(LocalFiler); ok {
-			h.local, ok = lf.LocalFile(n.f.Path)
+			h.openLocal, ok = lf.LocalFile(n.f.Path)
 			if ok {
 				h.localSize = n.f.Size
 			}
@@ -92,7 +92,7 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	// The bytes of a path never change: whatever the kernel cached of them
 	// stays valid. (go-fuse clears this for a file it passes through.)
 	out := uint32(fuse.FOPEN_KEEP_CACHE)
-	if n.root.directIO.Load() && h.local == "" {
+	if n.root.directIO.Load() && h.openLocal == nil {
 		out |= fuse.FOPEN_DIRECT_IO
 	}
 	return h, out, 0

@@ -26,9 +26,9 @@ import (
 type fileHandle struct {
 	view *dvfilter.View // nil without a deletion vector; immutable
 
-	local     string   // the local file behind a plain data file, offered for passthrough; immutable
-	localSize int64    // its size per the log; immutable
-	backing   *os.File // GUARDED_BY(mu): local, open while the kernel may still be registering it
+	openLocal func() (*os.File, error) // opens the local file behind a plain data file, offered for passthrough; immutable
+	localSize int64                    // its size per the log; immutable
+	backing   *os.File                 // GUARDED_BY(mu): local, open while the kernel may still be registering it
 
 	ctx    context.Context    // read-ahead of this open; nil: the root's (bare handles in tests)
 	cancel context.CancelFunc // ends ctx at Release; nil with ctx
@@ -55,10 +55,10 @@ var (
 // whose size is not the log's, is served through the mount instead, which
 // reports the problem on read.
 func (h *fileHandle) PassthroughFd() (int, bool) {
-	if h.local == "" {
+	if h.openLocal == nil {
 		return 0, false
 	}
-	f, err := os.Open(h.local)
+	f, err := h.openLocal()
 	if err != nil {
 		return 0, false
 	}

@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay/action"
@@ -31,11 +32,11 @@ func (t StoreTable) ReadRange(ctx context.Context, path string, off, n int64) ([
 	return t.Store.ReadRange(ctx, path, off, n)
 }
 
-func (t StoreTable) LocalFile(path string) (string, bool) {
-	if action.IsExternal(path) {
-		return "", false
+func (t StoreTable) LocalFile(path string) (func() (*os.File, error), bool) {
+	if action.IsExternal(path) || !t.Store.HasLocalFiles() {
+		return nil, false
 	}
-	return t.Store.LocalPath(path)
+	return func() (*os.File, error) { return t.Store.OpenLocal(path) }, true
 }
 
 func (t StoreTable) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {

@@ -2,6 +2,7 @@ package fs
 
 import (
 	"context"
+	"os"
 
 	"github.com/deltafs/deltafs/replay"
 )
@@ -37,7 +38,9 @@ type AbsoluteReader interface {
 // machine. The mount then lets the kernel read a plain data file straight
 // from its file (FUSE passthrough), as fast as reading it directly; path is
 // replay.File.Path, and ok is false for a file to be read through the
-// Table.
+// Table. open is called when the kernel asks for the file, and opens it
+// under the same rules as every read of the Table (no link followed,
+// nothing outside the table, only a regular file).
 type LocalFiler interface {
-	LocalFile(path string) (name string, ok bool)
+	LocalFile(path string) (open func() (*os.File, error), ok bool)
 }

@@ -1,0 +1,203 @@
+package blobstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrRefused is returned (wrapped) for an object a local store will not
+// read: one reached through a symbolic link, or that is not a regular file.
+var ErrRefused = errors.New("refused")
+
+// localRoot reads the objects of a table of local files as the plain files
+// they are (no sidecar files, no escaped names), and never leaves the table
+// folder: no symbolic link is followed, not even one that points inside it,
+// since whoever may write into the folder could otherwise make the mount
+// serve any file its process can read. A FIFO, device or folder where a
+// file should be is refused without blocking.
+type localRoot struct {
+	dir string
+	fd  int // the table folder, opened once (O_PATH); lookups start from it
+}
+
+func openLocalRoot(dir string) (*localRoot, error) {
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return &localRoot{dir: dir, fd: fd}, nil
+}
+
+func (l *localRoot) close() error { return unix.Close(l.fd) }
+
+// resolveFlags keep a lookup below the root and off every link.
+const resolveFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
+
+// openFlags never block (a FIFO opens at once, and is then refused) and
+// never make the file a controlling terminal.
+const openFlags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_NOCTTY
+
+// open opens the regular file at key, relative to the root.
+func (l *localRoot) open(key string) (*os.File, error) {
+	if !filepath.IsLocal(key) || strings.ContainsRune(key, 0) {
+		return nil, fmt.Errorf("%w: the name leaves the table folder", ErrRefused)
+	}
+	fd, err := l.openat(key)
+	if err != nil {
+		switch {
+		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
+			return nil, ErrNotFound
+		case errors.Is(err, unix.ELOOP):
+			return nil, fmt.Errorf("%w: it is, or lies in, a symbolic link (deltafs follows no links in a table folder)", ErrRefused)
+		case errors.Is(err, unix.EXDEV):
+			return nil, fmt.Errorf("%w: the name leaves the table folder", ErrRefused)
+		}
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, fmt.Errorf("%w: not a regular file (%s)", ErrRefused, fileType(st.Mode))
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(l.dir, key)), nil
+}
+
+// openat opens key with openat2 (Linux 5.6); on older kernels it walks the
+// name one element at a time, refusing a link at each.
+func (l *localRoot) openat(key string) (int, error) {
+	how := unix.OpenHow{Flags: openFlags, Resolve: resolveFlags}
+	for range 8 { // EAGAIN: a concurrent rename raced the lookup; try again
+		fd, err := unix.Openat2(l.fd, key, &how)
+		if err == unix.EAGAIN || err == unix.EINTR {
+			continue
+		}
+		if err == unix.ENOSYS {
+			return l.walk(key)
+		}
+		return fd, err
+	}
+	return -1, unix.EAGAIN
+}
+
+func (l *localRoot) walk(key string) (int, error) {
+	parts := strings.Split(filepath.Clean(key), "/")
+	dir := l.fd
+	defer func() {
+		if dir != l.fd {
+			unix.Close(dir)
+		}
+	}()
+	for _, p := range parts[:len(parts)-1] {
+		fd, err := unix.Openat(dir, p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, err
+		}
+		if dir != l.fd {
+			unix.Close(dir)
+		}
+		dir = fd
+	}
+	return unix.Openat(dir, parts[len(parts)-1], openFlags|unix.O_NOFOLLOW, 0)
+}
+
+func fileType(mode uint32) string {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFIFO:
+		return "a FIFO"
+	case unix.S_IFDIR:
+		return "a folder"
+	case unix.S_IFCHR, unix.S_IFBLK:
+		return "a device"
+	case unix.S_IFSOCK:
+		return "a socket"
+	case unix.S_IFLNK:
+		return "a symbolic link"
+	}
+	return "not a file"
+}
+
+// read returns the whole file at key.
+func (l *localRoot) read(key string) ([]byte, error) {
+	f, err := l.open(key)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, info.Size())
+	n, err := io.ReadFull(f, data)
+	if err == io.ErrUnexpectedEOF {
+		err = fmt.Errorf("the file shrank while read (%d of %d bytes)", n, len(data))
+	}
+	return data, err
+}
+
+// readRange returns length bytes from offset; fewer at the end of the file.
+func (l *localRoot) readRange(key string, offset, length int64) ([]byte, error) {
+	f, err := l.open(key)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, length)
+	n, err := f.ReadAt(buf, offset)
+	if err == io.EOF {
+		err = nil
+	}
+	return buf[:n], err
+}
+
+// stat returns the size and modification time of the file at key.
+func (l *localRoot) stat(key string) (Object, error) {
+	f, err := l.open(key)
+	if err != nil {
+		return Object{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return Object{}, err
+	}
+	return Object{Key: key, Size: info.Size(), ModTime: info.ModTime()}, nil
+}
+
+// write stores data at key as a plain file (tests and generators only),
+// through a temporary file so that a reader never sees half of it.
+func (l *localRoot) write(key string, data []byte) error {
+	if !filepath.IsLocal(key) {
+		return fmt.Errorf("%w: the name leaves the table folder", ErrRefused)
+	}
+	name := filepath.Join(l.dir, key)
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".deltafs-write-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil || tmp.Chmod(0o644) != nil {
+		tmp.Close()
+		if err == nil {
+			err = fmt.Errorf("chmod %s failed", tmp.Name())
+		}
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}

@@ -1,0 +1,133 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// hostileFile is an add action whose path, in the table folder, is not a
+// plain file of the table.
+type hostileFile struct {
+	name string // under latest/
+	make func(t *testing.T, table, outside string)
+	log  string // what the mount's log line says
+}
+
+var hostileFiles = []hostileFile{
+	{"link.parquet", func(t *testing.T, table, outside string) {
+		must(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(table, "link.parquet")))
+	}, "symbolic link"},
+	{"linkdir/part-0.parquet", func(t *testing.T, table, outside string) {
+		must(t, os.Symlink(outside, filepath.Join(table, "linkdir")))
+	}, "symbolic link"},
+	{"inner-link.parquet", func(t *testing.T, table, outside string) {
+		// A link that stays inside the folder is refused too: no link is followed.
+		must(t, os.Symlink("part-0.parquet", filepath.Join(table, "inner-link.parquet")))
+	}, "symbolic link"},
+	{"fifo.parquet", func(t *testing.T, table, outside string) {
+		must(t, syscall.Mkfifo(filepath.Join(table, "fifo.parquet"), 0o644))
+	}, "FIFO"},
+	{"folder.parquet", func(t *testing.T, table, outside string) {
+		must(t, os.Mkdir(filepath.Join(table, "folder.parquet"), 0o755))
+	}, "folder"},
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoEscapeThroughLinksOrSpecialFiles: a data file (or a folder on its
+// path) that is a symbolic link, a FIFO or a folder is never served: the
+// read fails with EIO at once and the mount logs why, with and without
+// passthrough; a root-only file outside the table never reaches another
+// user of an --allow-other mount. The plain file beside them still reads.
+func TestNoEscapeThroughLinksOrSpecialFiles(t *testing.T) {
+	requireFUSE(t)
+	outside, table := t.TempDir(), t.TempDir()
+	secret := bytes.Repeat([]byte("root-only secret\n"), 64)
+	must(t, os.WriteFile(filepath.Join(outside, "secret"), secret, 0o600))
+	must(t, os.WriteFile(filepath.Join(outside, "part-0.parquet"), secret, 0o600))
+	gen := deltagen.New(table)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	adds := []action.Action{mustAdd(t, gen, "part-0.parquet", 100)}
+	for _, h := range hostileFiles {
+		h.make(t, table, outside)
+		adds = append(adds, deltagen.AddFile(h.name, int64(len(secret)), 1, nil, ""))
+	}
+	mustCommit(t, gen, adds...)
+
+	for _, noPassthrough := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoPassthrough=%v", noPassthrough), func(t *testing.T) {
+			m := mountForTest(t, table, fs.Options{NoPassthrough: noPassthrough, RefreshInterval: -1, AllowOther: os.Geteuid() == 0})
+			if _, err := os.ReadFile(filepath.Join(m.dir, "latest", "part-0.parquet")); err != nil {
+				t.Fatalf("the plain file: %v", err)
+			}
+			for _, h := range hostileFiles {
+				p := filepath.Join(m.dir, "latest", h.name)
+				got, err := readWithin(p, time.Minute)
+				if err == nil || bytes.Contains(got, []byte("secret")) {
+					t.Errorf("%s: read %d bytes, err %v; want EIO", h.name, len(got), err)
+				} else if !strings.Contains(err.Error(), "input/output error") {
+					t.Errorf("%s: %v, want EIO", h.name, err)
+				}
+				if !strings.Contains(m.logs.String(), h.name) {
+					t.Errorf("%s: no log line names it; log:\n%s", h.name, m.logs.String())
+				}
+			}
+			if !strings.Contains(m.logs.String(), "symbolic link") || !strings.Contains(m.logs.String(), "FIFO") {
+				t.Errorf("the log does not say why; log:\n%s", m.logs.String())
+			}
+			if os.Geteuid() == 0 {
+				readAsNobody(t, filepath.Join(m.dir, "latest"))
+			}
+		})
+	}
+}
+
+// readAsNobody reads every hostile file of dir as uid 65534 in a child
+// process: none may give the secret.
+func readAsNobody(t *testing.T, dir string) {
+	t.Helper()
+	for _, h := range hostileFiles {
+		cmd := exec.Command("cat", filepath.Join(dir, h.name))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.Output()
+		if err == nil || bytes.Contains(out, []byte("secret")) {
+			t.Errorf("uid 65534 read %s: %d bytes, err %v", h.name, len(out), err)
+		}
+	}
+}
+
+// readWithin reads a file in a goroutine, so that a read that blocks (a
+// FIFO opened for reading) fails the test instead of hanging it.
+func readWithin(p string, limit time.Duration) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := os.ReadFile(p)
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-time.After(limit):
+		return nil, fmt.Errorf("read of %s still blocked after %v: hung", p, limit)
+	}
+}
