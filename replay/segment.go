@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/deltafs/deltafs/checkpoint"
@@ -83,6 +84,7 @@ func (ix *logIndex) complete(v int64) *checkpoint.Checkpoint {
 // NewLogSegment chooses, from a listing of _delta_log, the files that make
 // up version v: the newest complete checkpoint at or below v and the commits
 // after it. A missing commit in that range is an error, never a guess.
+// The work is bounded by the files listed, whatever numbers they carry.
 func NewLogSegment(files []LogFile, v int64) (*LogSegment, error) {
 	ix := indexLog(files)
 	if v < 0 || v > ix.max {
@@ -90,12 +92,14 @@ func NewLogSegment(files []LogFile, v int64) (*LogSegment, error) {
 	}
 	seg := &LogSegment{Version: v}
 	start := int64(0)
-	for c := v; c >= ix.min && c >= 0; c-- {
-		if cp := ix.complete(c); cp != nil {
-			seg.Checkpoint, start = cp, c+1
+	cps := ix.checkpointVersions()
+	for i := sort.Search(len(cps), func(i int) bool { return cps[i] > v }) - 1; i >= 0; i-- {
+		if cp := ix.complete(cps[i]); cp != nil {
+			seg.Checkpoint, start = cp, cps[i]+1
 			break
 		}
 	}
+	// Stops at the first missing commit: at most len(ix.commits)+1 rounds.
 	for w := start; w <= v; w++ {
 		f, ok := ix.commits[w]
 		if !ok {
@@ -111,18 +115,67 @@ func NewLogSegment(files []LogFile, v int64) (*LogSegment, error) {
 
 // Rebuildable lists, ascending, the versions a listing can rebuild: those
 // reachable from commit 0 or from a complete checkpoint through contiguous
-// commits.
+// commits. It walks the versions listed, never the numbers between them, so
+// one stray name like 09223372036854775807.json costs one step.
 func Rebuildable(files []LogFile) []int64 {
 	ix := indexLog(files)
 	var out []int64
-	ok := false // whether version v-1 is rebuildable
-	for v := int64(0); v <= ix.max; v++ {
+	prev, prevOK := int64(-1), false // the last version walked, and whether it is rebuildable
+	for _, v := range ix.versions() {
 		_, commit := ix.commits[v]
-		ok = (commit && (ok || v == 0)) || ix.complete(v) != nil
+		ok := (commit && (v == 0 || (prevOK && prev == v-1))) || ix.complete(v) != nil
 		if ok {
 			out = append(out, v)
 		}
+		prev, prevOK = v, ok
 	}
+	return out
+}
+
+// Head is the newest version a listing can be trusted to reach: the newest
+// rebuildable one; in a listing of the log's tail that holds no complete
+// checkpoint, the end of the run of contiguous commits from its oldest.
+// A stray commit far beyond the log's end is never the head. -1: no commit
+// or checkpoint.
+func Head(files []LogFile) int64 {
+	if rb := Rebuildable(files); len(rb) > 0 {
+		return rb[len(rb)-1]
+	}
+	ix := indexLog(files)
+	head := int64(-1)
+	for _, v := range ix.versions() {
+		if _, commit := ix.commits[v]; commit && (head < 0 || v == head+1) {
+			head = v
+		} else if head >= 0 {
+			break
+		}
+	}
+	return head
+}
+
+// versions lists, ascending, every version that has a commit or a
+// checkpoint file.
+func (ix *logIndex) versions() []int64 {
+	out := make([]int64, 0, len(ix.commits)+len(ix.checkpoints))
+	for v := range ix.commits {
+		out = append(out, v)
+	}
+	for v := range ix.checkpoints {
+		if _, dup := ix.commits[v]; !dup {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkpointVersions lists, ascending, the versions with checkpoint files.
+func (ix *logIndex) checkpointVersions() []int64 {
+	out := make([]int64, 0, len(ix.checkpoints))
+	for v := range ix.checkpoints {
+		out = append(out, v)
+	}
+	slices.Sort(out)
 	return out
 }
 
@@ -130,11 +183,10 @@ func Rebuildable(files []LogFile) []int64 {
 func CompleteCheckpoints(files []LogFile) []int64 {
 	ix := indexLog(files)
 	var out []int64
-	for v := range ix.checkpoints {
+	for _, v := range ix.checkpointVersions() {
 		if ix.complete(v) != nil {
 			out = append(out, v)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

@@ -79,6 +79,8 @@ func (t *Table) open(ctx context.Context) error {
 			return err
 		}
 	}
+	// As Delta readers do, the newest version listed is latest, and a gap
+	// below it is an error when that version is built.
 	latest := maxVersion(files)
 	if latest < 0 {
 		return fmt.Errorf("no Delta log: %s holds no commit or checkpoint", replay.LogDir)
@@ -201,11 +203,15 @@ func (t *Table) Refresh(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("refresh %s: %w", t.root, err)
 	}
-	newest := maxVersion(files)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(files) == 0 {
+		return false, nil
+	}
 	t.files = merge(t.files, files)
-	if newest > t.latest {
+	// The newest version the log reaches, not the highest number listed:
+	// a stray or half-written commit past a gap does not move latest.
+	if newest := replay.Head(t.files); newest > t.latest {
 		t.latest = newest
 		return true, nil
 	}
