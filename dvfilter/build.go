@@ -19,6 +19,9 @@ type BuildOptions struct {
 	// which its re-encoded form goes to SpillDir instead of memory.
 	// Default 8 MiB; negative spills every re-encoded row group.
 	SpillThreshold int64
+	// Rename, when set, serves the file's columns under other names, or
+	// fewer of them (column mapping); only the footer changes.
+	Rename *Rename
 }
 
 func (o BuildOptions) withDefaults() BuildOptions {
@@ -74,6 +77,9 @@ func build(ctx context.Context, src RangeReader, size int64, vec *Vector, opts B
 	md, dataEnd, err := readFooter(ctx, src, size)
 	if err != nil {
 		return nil, err
+	}
+	if vec.Cardinality() == 0 && opts.Rename != nil {
+		return renamedView(md, size, dataEnd, opts.Rename)
 	}
 	var total int64
 	for i := range md.RowGroups {
@@ -149,6 +155,11 @@ func build(ctx context.Context, src RangeReader, size int64, vec *Vector, opts B
 	v.Rows = out.NumRows
 	if v.Rows != total-v.Deleted {
 		return nil, fmt.Errorf("filtered file has %d rows, want %d of %d: %w", v.Rows, total-v.Deleted, total, ErrParquet)
+	}
+	if opts.Rename != nil {
+		if err := opts.Rename.apply(&out); err != nil {
+			return nil, err
+		}
 	}
 	tail, err := encodeFooter(&out)
 	if err != nil {

@@ -82,20 +82,36 @@ func (vs *Views) Source(f *action.File) RangeReader {
 	})
 }
 
-// Get returns the filtered view of f, building it on first use. f must
-// have a deletion vector. Errors name the data file and the vector.
-func (vs *Views) Get(ctx context.Context, f *action.File) (*View, error) {
-	if f.DV == nil {
-		return nil, fmt.Errorf("dvfilter: %s has no deletion vector", f.Path)
+// Get returns the view of f, building it on first use: without the rows
+// its deletion vector deletes, and with the columns rn serves (nil: as
+// stored). f must have a deletion vector or rn be set. Errors name the data
+// file and the vector.
+func (vs *Views) Get(ctx context.Context, f *action.File, rn *Rename) (*View, error) {
+	if f.DV == nil && rn == nil {
+		return nil, fmt.Errorf("dvfilter: %s needs no view", f.Path)
 	}
-	key := f.Path + "\x00" + f.DV.UniqueID()
+	key := f.Path
+	if f.DV != nil {
+		key += "\x00" + f.DV.UniqueID()
+	}
+	if rn != nil {
+		key += "\x00" + rn.Key
+	}
 	return vs.views.GetOrLoad(ctx, key, func(ctx context.Context) (*View, error) {
-		vec, err := vs.Vector(ctx, f.DV)
-		if err != nil {
-			return nil, fmt.Errorf("data file %q: %w", f.Path, err)
+		var vec *Vector
+		if f.DV != nil {
+			var err error
+			if vec, err = vs.Vector(ctx, f.DV); err != nil {
+				return nil, fmt.Errorf("data file %q: %w", f.Path, err)
+			}
 		}
-		v, err := Build(ctx, vs.Source(f), f.Size, vec, vs.opts.Build)
+		opts := vs.opts.Build
+		opts.Rename = rn
+		v, err := Build(ctx, vs.Source(f), f.Size, vec, opts)
 		if err != nil {
+			if f.DV == nil {
+				return nil, fmt.Errorf("data file %q: %w", f.Path, err)
+			}
 			return nil, fmt.Errorf("data file %q (deletion vector %s): %w", f.Path, describe(f.DV), err)
 		}
 		return v, nil

@@ -2,7 +2,6 @@ package fs
 
 import (
 	"context"
-	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -10,8 +9,7 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/deltafs/deltafs/replay"
-	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/versions/layout"
 )
 
 // dirNode is a directory inside a version: v/<N> itself (prefix "") or one
@@ -26,9 +24,10 @@ type dirNode struct {
 
 	root    *root
 	version int64
-	files   []replay.File // the snapshot's files, sorted by Path
-	prefix  string        // path of this directory inside the version, "" or ending in '/'
-	lo, hi  int           // files[lo:hi] are the files under prefix
+	lay     *layout.Version // how the version is served
+	files   []layout.Entry  // lay.Entries: the served files, sorted by Name
+	prefix  string          // path of this directory inside the version, "" or ending in '/'
+	lo, hi  int             // files[lo:hi] are the files under prefix
 	ino     uint64
 	mtime   int64  // newest ModTime below, in ms
 	nlink   uint32 // 2 + immediate subdirectories
@@ -41,38 +40,27 @@ var (
 	_ = (fusefs.NodeGetattrer)((*dirNode)(nil))
 )
 
-// newVersionDir returns the node of v/<N> for a snapshot.
-func newVersionDir(r *root, snap *replay.Snapshot) *dirNode {
-	files := snap.Files
-	if slices.ContainsFunc(files, func(f replay.File) bool { return action.IsExternal(f.Path) }) {
+// newVersionDir returns the node of v/<N> for a version's layout.
+func newVersionDir(r *root, version int64, lay *layout.Version) *dirNode {
+	for _, p := range lay.Hidden {
 		// Files outside the table root have no place in the tree.
-		files = slices.DeleteFunc(slices.Clone(files), func(f replay.File) bool {
-			if action.IsExternal(f.Path) {
-				r.opts.Logger.Printf("v%d: not shown: %s lies outside the table root", snap.Version, f.Path)
-				return true
-			}
-			return false
-		})
+		r.logf("v%d: not shown: %s lies outside the table root", version, p)
 	}
-	byPath := func(a, b replay.File) int { return strings.Compare(a.Path, b.Path) }
-	if !slices.IsSortedFunc(files, byPath) {
-		// The snapshot promises sorted files; do not trust it blindly, and do
-		// not reorder the table's (shared) slice.
-		files = slices.SortedFunc(slices.Values(files), byPath)
-	}
-	return newDir(r, snap.Version, files, "", 0, len(files))
+	d := newDir(r, version, lay.Entries, "", 0, len(lay.Entries))
+	d.lay = lay
+	return d
 }
 
-func newDir(r *root, version int64, files []replay.File, prefix string, lo, hi int) *dirNode {
+func newDir(r *root, version int64, files []layout.Entry, prefix string, lo, hi int) *dirNode {
 	d := &dirNode{
 		root: r, version: version, files: files, prefix: prefix, lo: lo, hi: hi,
 		ino: ino(version, kindDir, prefix), nlink: 2,
 	}
 	lastSub := ""
 	for i := lo; i < hi; i++ {
-		f := &files[i]
-		d.mtime = max(d.mtime, f.ModTime)
-		rest := f.Path[len(prefix):]
+		e := &files[i]
+		d.mtime = max(d.mtime, e.File.ModTime)
+		rest := e.Name[len(prefix):]
 		if k := strings.IndexByte(rest, '/'); k > 0 && rest[:k] != lastSub {
 			lastSub = rest[:k]
 			d.nlink++
@@ -83,7 +71,7 @@ func newDir(r *root, version int64, files []replay.File, prefix string, lo, hi i
 
 // search returns the first index in [from, to) whose path is >= target.
 func (d *dirNode) search(from, to int, target string) int {
-	return from + sort.Search(to-from, func(i int) bool { return d.files[from+i].Path >= target })
+	return from + sort.Search(to-from, func(i int) bool { return d.files[from+i].Name >= target })
 }
 
 func (d *dirNode) fillAttr(out *fuse.Attr) {
@@ -113,8 +101,8 @@ func (d *dirNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.A
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
 	full := d.prefix + name
 	i := d.search(d.lo, d.hi, full)
-	if i < d.hi && d.files[i].Path == full {
-		f := newFileNode(d.root, d.version, &d.files[i])
+	if i < d.hi && d.files[i].Name == full {
+		f := newFileNode(d.root, d.version, &d.files[i], d.lay)
 		if errno := f.prepare(ctx); errno != 0 {
 			return nil, errno
 		}
@@ -123,11 +111,12 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	}
 	sub := full + "/"
 	j := d.search(i, d.hi, sub)
-	if j == d.hi || !strings.HasPrefix(d.files[j].Path, sub) {
+	if j == d.hi || !strings.HasPrefix(d.files[j].Name, sub) {
 		return nil, syscall.ENOENT
 	}
 	k := d.search(j, d.hi, full+"0") // '0' follows '/': the end of the run under sub
 	ch := newDir(d.root, d.version, d.files, sub, j, k)
+	ch.lay = d.lay
 	ch.fillEntry(out)
 	return d.NewInode(ctx, ch, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: ch.ino}), 0
 }
@@ -137,13 +126,13 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
 	var entries []fuse.DirEntry
 	for i := d.lo; i < d.hi; {
-		rest := d.files[i].Path[len(d.prefix):]
+		rest := d.files[i].Name[len(d.prefix):]
 		k := strings.IndexByte(rest, '/')
 		switch {
 		case k < 0:
 			if rest != "" {
 				entries = append(entries, fuse.DirEntry{
-					Name: rest, Mode: syscall.S_IFREG, Ino: ino(d.version, kindFile, d.files[i].Path),
+					Name: rest, Mode: syscall.S_IFREG, Ino: ino(d.version, kindFile, d.files[i].Name),
 				})
 			}
 			i++
@@ -151,7 +140,7 @@ func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno)
 			name := rest[:k]
 			next := d.search(i, d.hi, d.prefix+name+"0")
 			full := d.prefix + name
-			if f := d.search(d.lo, i, full); name != "" && (f == i || d.files[f].Path != full) {
+			if f := d.search(d.lo, i, full); name != "" && (f == i || d.files[f].Name != full) {
 				entries = append(entries, fuse.DirEntry{
 					Name: name, Mode: syscall.S_IFDIR, Ino: ino(d.version, kindDir, full+"/"),
 				})

@@ -14,11 +14,13 @@ import (
 	"github.com/deltafs/deltafs/replay/action"
 )
 
-// A data file with a deletion vector is served as its filtered view
-// (dvfilter.View): valid Parquet without the deleted rows. The view is
-// built on the file's first lookup, which fixes its size; the root caches
-// views (dvfilter.Views, bounded) and sizes (by dvKey), and an open handle
-// keeps its view. Untouched row groups are read from the stored file
+// A data file with a deletion vector, or whose columns are renamed, is
+// served as its view (dvfilter.View): valid Parquet without the deleted
+// rows, with the served column names. The view of a file with a deletion
+// vector, or renamed to longer names, is built on the file's first lookup,
+// which fixes its size; a renamed file that keeps its stored size is built
+// at its first open. The root caches views (dvfilter.Views, bounded) and
+// sizes (by viewKey), and an open handle keeps its view. Untouched row groups are read from the stored file
 // through the block cache, with read-ahead like plain files; re-encoded row
 // groups and the footer come from the view. A vector or data file that
 // cannot be used gives EIO and a log line naming the objects, never the
@@ -54,17 +56,26 @@ func newDVViews(t Table, o Options) *dvfilter.Views {
 	})
 }
 
-// dvKey names the view of a data file with a deletion vector.
-func dvKey(f *action.File) string { return f.Path + "\x00" + f.DV.UniqueID() }
+// viewKey names the view of a data file.
+func (n *fileNode) viewKey() string {
+	k := n.f.Path
+	if n.f.DV != nil {
+		k += "\x00" + n.f.DV.UniqueID()
+	}
+	if n.rename != nil {
+		k += "\x00" + n.rename.Key
+	}
+	return k
+}
 
-// prepare makes the node ready to report its attributes: for a file with a
-// deletion vector, it learns the filtered size (building the view unless
-// the size is cached).
+// prepare makes the node ready to report its attributes: for a file served
+// as a view whose size is not the stored one, it learns the size (building
+// the view unless the size is cached).
 func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
-	if n.f.DV == nil {
+	if !n.needsView() || (n.f.DV == nil && n.sameSize) {
 		return 0
 	}
-	if size, ok := n.root.dvSize.Get(dvKey(n.f)); ok {
+	if size, ok := n.root.dvSize.Get(n.viewKey()); ok {
 		n.size = size
 		return 0
 	}
@@ -78,17 +89,18 @@ func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
 
 // view returns the filtered view of the node's file, logging a failure.
 func (n *fileNode) view(ctx context.Context) (*dvfilter.View, syscall.Errno) {
-	v, err := n.root.dv.Get(ctx, n.f)
+	v, err := n.root.dv.Get(ctx, n.f, n.rename)
 	if err != nil {
 		if !isCancel(err) {
-			n.root.logf("v%d/%s: cannot serve the file without its deleted rows: %v", n.version, n.f.Path, err)
+			n.root.logf("v%d/%s: cannot serve the file as a view (rows deleted, columns renamed): %v", n.version, n.name, err)
 		}
 		return nil, readErrno(err)
 	}
-	n.root.dvSize.Set(dvKey(n.f), v.Size())
-	if n.size != v.Size() && n.size != max(n.f.Size, 0) {
-		// A rebuilt view differs from the one whose size the kernel has.
-		n.root.logf("v%d/%s: filtered size changed from %d to %d", n.version, n.f.Path, n.size, v.Size())
+	n.root.dvSize.Set(n.viewKey(), v.Size())
+	if n.size != v.Size() && (n.f.DV == nil && n.sameSize || n.size != max(n.f.Size, 0)) {
+		// The kernel has another size: a rebuilt view differs, or a
+		// renamed footer came out longer than the stored one.
+		n.root.logf("v%d/%s: served size changed from %d to %d", n.version, n.name, n.size, v.Size())
 		return nil, syscall.EIO
 	}
 	return v, 0
@@ -134,8 +146,8 @@ func (n *fileNode) blockSource(h *fileHandle) dvfilter.RangeReader {
 	})
 }
 
-// readDV serves a read of the filtered view.
-func (n *fileNode) readDV(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+// readView serves a read of the view.
+func (n *fileNode) readView(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	h, _ := fh.(*fileHandle)
 	var v *dvfilter.View
 	if h != nil && h.view != nil {
@@ -164,7 +176,7 @@ func (n *fileNode) readDV(ctx context.Context, fh fusefs.FileHandle, dest []byte
 	}
 	if _, err := v.ReadAt(ctx, n.blockSource(h), buf, off); err != nil {
 		if !isCancel(err) {
-			n.root.logf("read v%d/%s (filtered view, bytes %d-%d): %v", n.version, n.f.Path, off, end, err)
+			n.root.logf("read v%d/%s (view of %s, bytes %d-%d): %v", n.version, n.name, n.f.Path, off, end, err)
 		}
 		return nil, readErrno(err)
 	}

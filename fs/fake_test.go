@@ -23,7 +23,9 @@ import (
 // counts every call, so tests can assert that metadata operations make no
 // storage request (ReadRange is the only storage call here).
 type fakeTable struct {
-	dir string
+	dir      string
+	logical  bool            // mount with the logical layout (mountFake)
+	metadata action.Metadata // every version's metadata
 
 	mu        sync.Mutex
 	snaps     map[int64]*replay.Snapshot // GUARDED_BY(mu): every version, known or pending
@@ -71,7 +73,7 @@ func (f *fakeTable) addVersion(t *testing.T, op string, files []fakeFile, reveal
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := int64(len(f.snaps))
-	snap := &replay.Snapshot{Version: v}
+	snap := &replay.Snapshot{Version: v, Metadata: f.metadata}
 	for _, ff := range files {
 		if ff.data != nil {
 			ff.size = len(ff.data)

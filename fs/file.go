@@ -7,7 +7,9 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/deltafs/deltafs/dvfilter"
 	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/versions/layout"
 )
 
 // fileNode is a data file of a version. Its attributes and extended
@@ -15,18 +17,23 @@ import (
 // through the root's block cache. The content never changes, so it is
 // opened with FOPEN_KEEP_CACHE.
 //
-// A file with a deletion vector is served as its filtered view (dvfile.go):
-// a valid Parquet file without the deleted rows, whose size is known once
-// the view is built at the node's lookup.
+// A file with a deletion vector, or one whose columns are served under
+// their logical names, is served as its view (dvfile.go): a valid Parquet
+// file without the deleted rows, with the served column names. Its size is
+// the stored one where the view keeps it (renamed only, footer padded),
+// else known once the view is built at the node's lookup.
 type fileNode struct {
 	fusefs.Inode
 	readOnlyFile
 
-	root    *root
-	version int64
-	f       *replay.File // points into the snapshot; immutable
-	ino     uint64
-	size    int64 // served size: f.Size, or the filtered view's size; set before the node is used
+	root     *root
+	version  int64
+	name     string           // served path inside the version
+	f        *replay.File     // points into the snapshot; immutable
+	rename   *dvfilter.Rename // the served column names; nil: as stored
+	sameSize bool             // a renamed file keeps its stored size
+	ino      uint64
+	size     int64 // served size: f.Size, or the view's size; set before the node is used
 }
 
 var (
@@ -38,9 +45,16 @@ var (
 	_ = (fusefs.NodeListxattrer)((*fileNode)(nil))
 )
 
-func newFileNode(r *root, version int64, f *replay.File) *fileNode {
-	return &fileNode{root: r, version: version, f: f, ino: ino(version, kindFile, f.Path), size: max(f.Size, 0)}
+func newFileNode(r *root, version int64, e *layout.Entry, lay *layout.Version) *fileNode {
+	return &fileNode{
+		root: r, version: version, name: e.Name, f: e.File, rename: lay.Rename, sameSize: lay.SameSize,
+		ino: ino(version, kindFile, e.Name), size: max(e.File.Size, 0),
+	}
 }
+
+// needsView says whether the file is served as a view rather than as
+// stored.
+func (n *fileNode) needsView() bool { return n.f.DV != nil || n.rename != nil }
 
 func (n *fileNode) fillAttr(out *fuse.Attr) {
 	out.Mode = syscall.S_IFREG | 0o444
@@ -74,14 +88,14 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 		return nil, 0, errno
 	}
 	h := newFileHandle(n.root)
-	if n.f.DV != nil {
+	if n.needsView() {
 		v, errno := n.view(ctx)
 		if errno != 0 {
 			return nil, 0, errno
 		}
 		h.view = v
 	}
-	if n.f.DV == nil && !n.root.opts.NoPassthrough {
+	if !n.needsView() && !n.root.opts.NoPassthrough {
 		if lf, ok := n.root.table.(LocalFiler); ok {
 			h.openLocal, ok = lf.LocalFile(n.f.Path)
 			if ok {
@@ -102,8 +116,8 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 // sequential reader's next blocks are requested first (fileHandle.readAhead),
 // so they load in parallel with the ones this read waits for.
 func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if n.f.DV != nil {
-		return n.readDV(ctx, fh, dest, off)
+	if n.needsView() {
+		return n.readView(ctx, fh, dest, off)
 	}
 	size := n.f.Size
 	if off < 0 {

@@ -63,6 +63,10 @@ type Options struct {
 	// 6.9, and a mount by root), which then reads it as fast as the file
 	// itself; without that support the mount serves it as any other.
 	NoPassthrough bool
+	// PhysicalLayout serves the stored paths and column names instead of
+	// the table as a Delta reader sees it (see versions/layout).
+	PhysicalLayout bool
+
 	// AllowOther lets users other than the mounting one use the mount.
 	AllowOther bool
 	// Debug logs every FUSE request.

@@ -66,6 +66,10 @@ func mountFake(t *testing.T, tbl *fakeTable, opts Options) *testMount {
 	if opts.BlockSize == 0 {
 		opts.BlockSize = testBlock
 	}
+	// A fake table is a tree of stored paths without Delta metadata
+	// (no schema, no partition columns): it is served as stored, unless
+	// the test asks for the logical layout.
+	opts.PhysicalLayout = !tbl.logical
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := Mount(ctx, dir, tbl, opts)

@@ -15,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/versions/layout"
 )
 
 func TestReadsAreByteExact(t *testing.T) {
@@ -136,7 +139,7 @@ func TestReadAheadPrefetchesSequentialReads(t *testing.T) {
 	tbl := standardTable(t)
 	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, Logger: log.New(io.Discard, "", 0)})
 	defer r.Close()
-	f := newFileNode(r, 1, tbl.snaps[1].Find("big.bin"))
+	f := plainFileNode(r, 1, tbl.snaps[1].Find("big.bin"))
 	h := &fileHandle{}
 	buf := make([]byte, testBlock)
 	for off := int64(0); off < 2*testBlock; off += testBlock {
@@ -182,7 +185,7 @@ func readSequentially(t *testing.T, tbl *fakeTable, v int64, path string, n, rea
 	t.Helper()
 	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, CacheBytes: -1, ReadAhead: readAhead, Logger: log.New(io.Discard, "", 0)})
 	defer r.Close()
-	f := newFileNode(r, v, tbl.snaps[v].Find(path))
+	f := plainFileNode(r, v, tbl.snaps[v].Find(path))
 	h := newFileHandle(r)
 	defer h.Release(context.Background())
 	want := tbl.content(path)
@@ -319,4 +322,9 @@ func TestMmapHelper(t *testing.T) {
 	}
 	os.Stdout.Write(data)
 	os.Exit(0) // nothing after the bytes: no test summary on stdout
+}
+
+// plainFileNode is the node of a file served as stored.
+func plainFileNode(r *root, v int64, f *replay.File) *fileNode {
+	return newFileNode(r, v, &layout.Entry{Name: f.Path, File: f}, &layout.Version{})
 }

@@ -155,7 +155,14 @@ func (n *versionsNode) Lookup(ctx context.Context, name string, out *fuse.EntryO
 		}
 		return nil, toErrno(err)
 	}
-	d := newVersionDir(n.root, snap)
+	lay, err := n.root.layout(ctx, snap)
+	if err != nil {
+		if !isCancel(err) {
+			n.root.logf("layout of v%d: %v", v, err)
+		}
+		return nil, toErrno(err)
+	}
+	d := newVersionDir(n.root, v, lay)
 	d.fillEntry(out)
 	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino}), 0
 }

@@ -57,9 +57,19 @@ func requireFUSE(t testing.TB) {
 }
 
 // mountForTest opens the table at location (through a store with
-// storeOpts) and mounts it with fs.Mount in a fresh temp dir; it is
-// unmounted when the test ends, or by liveMount.unmount.
+// storeOpts) and mounts it with fs.Mount in a fresh temp dir, serving the
+// stored layout: most tests here check stored files, in generated tables
+// whose folders carry no partition metadata. It is unmounted when the test
+// ends, or by liveMount.unmount.
 func mountForTest(t testing.TB, location string, opts fs.Options, storeOpts ...blobstore.Option) *liveMount {
+	t.Helper()
+	opts.PhysicalLayout = true
+	return mountLayout(t, location, opts, storeOpts...)
+}
+
+// mountLayout is mountForTest with the layout opts asks for (logical by
+// default).
+func mountLayout(t testing.TB, location string, opts fs.Options, storeOpts ...blobstore.Option) *liveMount {
 	t.Helper()
 	requireFUSE(t)
 	ctx, cancel := context.WithCancel(context.Background())

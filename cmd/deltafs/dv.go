@@ -50,7 +50,7 @@ func (s *servedSizes) size(ctx context.Context, f *action.File) (int64, error) {
 	if f.DV == nil {
 		return f.Size, nil
 	}
-	v, err := s.views.Get(ctx, f)
+	v, err := s.views.Get(ctx, f, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -30,6 +30,7 @@ type mountFlags struct {
 	readAhead   int    // -1: by the location's scheme
 	directIO    string // "auto" (by the location's scheme), "on" or "off"
 	passthrough bool
+	layout      string
 	debug       bool
 }
 
@@ -48,6 +49,8 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 		"(auto: on for s3://, gs://, azblob://, whose blocks deltafs caches itself; off for local tables)")
 	fs.BoolVar(&f.passthrough, "passthrough", true, "let the kernel read the plain data files of a local table straight from their files "+
 		"(FUSE passthrough: Linux 6.9 and a mount by root; otherwise ignored)")
+	fs.StringVar(&f.layout, "layout", "logical", "what a version directory shows: logical (the table as a Delta reader sees it: "+
+		"logical column names, <column>=<value>/ partition folders) or physical (the stored files and column names)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
 }
 
@@ -190,6 +193,9 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return fmt.Errorf("mountpoint %s is not a directory", dir)
 	}
+	if mf.layout != "logical" && mf.layout != "physical" {
+		return fmt.Errorf("--layout %q: want logical or physical", mf.layout)
+	}
 	srv, err := fs.Mount(ctx, dir, fs.StoreTable{Table: t, Store: st}, fs.Options{
 		AllowOther:      mf.allowOther,
 		RefreshInterval: mf.refresh,
@@ -198,6 +204,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		ReadAhead:       readAhead,
 		DirectIO:        directIO,
 		NoPassthrough:   !mf.passthrough,
+		PhysicalLayout:  mf.layout == "physical",
 		CacheDir:        mf.cacheDir,
 		DVCacheBytes:    mf.dvCacheMiB << 20,
 		Debug:           mf.debug,

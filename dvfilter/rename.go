@@ -1,0 +1,278 @@
+package dvfilter
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// Rename says which columns a served file has and what they are called:
+// the logical schema of a column-mapped Delta table at one version. Source
+// columns are found by physical name, or by Parquet field id when ByID;
+// source columns that match no Column (dropped from the table) are not
+// served. Only the footer changes: the data pages are the source's.
+type Rename struct {
+	ByID    bool
+	Columns []Column
+	// Key names this Rename among those of a table (views are cached by
+	// data file and Key): equal Keys must mean equal Renames.
+	Key string
+}
+
+// Column is one field of a Rename: its served name, how it is found in the
+// source file, and the fields nested in it.
+type Column struct {
+	Name     string // served (logical) name
+	Physical string // name in the source file
+	ID       int64  // field id in the source file (ByID)
+	Kind     ColumnKind
+	// Struct: its fields. List: one, the element. Map: two, key and value.
+	// Element, key and value keep the source's names; only the fields of
+	// structs inside them are renamed.
+	Children []Column
+}
+
+// ColumnKind is the shape of a Column.
+type ColumnKind int
+
+const (
+	LeafColumn ColumnKind = iota
+	StructColumn
+	ListColumn
+	MapColumn
+)
+
+// schemaCaches are key-value metadata entries that repeat the schema under
+// the source's names for one engine (Arrow's and Spark's readers consult
+// them); renamed files drop them rather than serve stale names.
+var schemaCaches = []string{"ARROW:schema", "org.apache.spark.sql.parquet.row.metadata"}
+
+// apply rewrites md in place: the schema keeps the matched columns under
+// their served names, and every row group keeps their column chunks, with
+// paths in the served names. Offsets are untouched.
+func (rn *Rename) apply(md *format.FileMetaData) error {
+	if len(md.Schema) == 0 {
+		return fmt.Errorf("footer without a schema: %w", ErrParquet)
+	}
+	w := &renameWalk{src: md.Schema, byID: rn.ByID}
+	root := Column{Kind: StructColumn, Children: rn.Columns}
+	if err := w.node(&root, md.Schema[0].Name, nil, 0); err != nil {
+		return err
+	}
+	if w.pos != len(md.Schema) {
+		return fmt.Errorf("schema has %d elements, its tree %d: %w", len(md.Schema), w.pos, ErrParquet)
+	}
+	newIndex := make([]int, len(w.keep)) // source leaf -> served leaf, -1: dropped
+	n := 0
+	for i, k := range w.keep {
+		newIndex[i] = -1
+		if k {
+			newIndex[i], n = n, n+1
+		}
+	}
+	for i := range md.RowGroups {
+		rg := &md.RowGroups[i]
+		if len(rg.Columns) != len(w.keep) {
+			return fmt.Errorf("row group %d has %d column chunks for %d leaf columns: %w", i, len(rg.Columns), len(w.keep), ErrParquet)
+		}
+		cols := rg.Columns[:0:0]
+		for j, cc := range rg.Columns {
+			if w.keep[j] {
+				cc.MetaData.PathInSchema = w.paths[j]
+				cols = append(cols, cc)
+			}
+		}
+		rg.Columns = cols
+		sorting := rg.SortingColumns[:0:0]
+		for _, s := range rg.SortingColumns {
+			if int(s.ColumnIdx) < len(newIndex) && newIndex[s.ColumnIdx] >= 0 {
+				s.ColumnIdx = int32(newIndex[s.ColumnIdx])
+				sorting = append(sorting, s)
+			}
+		}
+		rg.SortingColumns = sorting
+	}
+	if len(md.ColumnOrders) == len(w.keep) {
+		orders := md.ColumnOrders[:0:0]
+		for j, o := range md.ColumnOrders {
+			if w.keep[j] {
+				orders = append(orders, o)
+			}
+		}
+		md.ColumnOrders = orders
+	}
+	md.Schema = w.out
+	md.KeyValueMetadata = slices.DeleteFunc(slices.Clone(md.KeyValueMetadata), func(kv format.KeyValue) bool {
+		return slices.Contains(schemaCaches, kv.Key)
+	})
+	return nil
+}
+
+// renameWalk walks the source schema (depth first, as Parquet flattens
+// it), writing the served schema and, per source leaf, whether it is kept
+// and its served path.
+type renameWalk struct {
+	src   []format.SchemaElement
+	pos   int
+	byID  bool
+	out   []format.SchemaElement
+	keep  []bool
+	paths [][]string
+}
+
+// node serves the element at w.pos, and its subtree, as col (nil: keep
+// every name below) under name.
+func (w *renameWalk) node(col *Column, name string, path []string, depth int) error {
+	if w.pos >= len(w.src) || depth > 2*maxSchemaDepth {
+		return fmt.Errorf("schema tree is truncated or too deep: %w", ErrParquet)
+	}
+	el := w.src[w.pos]
+	w.pos++
+	at := len(w.out)
+	el.Name = name
+	w.out = append(w.out, el)
+	if depth > 0 {
+		path = append(slices.Clone(path), name)
+	}
+	children := el.NumChildren.V
+	if children <= 0 {
+		if children < 0 || !el.Type.Valid {
+			return fmt.Errorf("schema element %q has no type: %w", name, ErrParquet)
+		}
+		w.keep = append(w.keep, true)
+		w.paths = append(w.paths, path)
+		return nil
+	}
+	kept := int32(0)
+	for c := int32(0); c < children; c++ {
+		if w.pos >= len(w.src) {
+			return fmt.Errorf("schema tree is truncated: %w", ErrParquet)
+		}
+		child := &w.src[w.pos]
+		target, served, ok := w.match(col, child, children, c)
+		if !ok {
+			if err := w.skip(depth + 1); err != nil {
+				return err
+			}
+			continue
+		}
+		before := len(w.out)
+		if err := w.node(target, served, path, depth+1); err != nil {
+			return err
+		}
+		if len(w.out) > before {
+			kept++
+		}
+	}
+	if kept == 0 {
+		// A group left without fields is not valid Parquet: drop it too.
+		w.out = w.out[:at]
+		return nil
+	}
+	w.out[at].NumChildren.V = kept
+	return nil
+}
+
+// match says what the source element child (the c-th of n children of a
+// group served as col) is served as.
+func (w *renameWalk) match(col *Column, child *format.SchemaElement, n, c int32) (*Column, string, bool) {
+	if col == nil {
+		return nil, child.Name, true
+	}
+	switch col.Kind {
+	case StructColumn:
+		for i := range col.Children {
+			f := &col.Children[i]
+			if (w.byID && child.FieldID != 0 && int64(child.FieldID) == f.ID) || (!w.byID && child.Name == f.Physical) {
+				return f, f.Name, true
+			}
+		}
+		return nil, "", false
+	case ListColumn, MapColumn:
+		if n != 1 || len(col.Children) == 0 {
+			return nil, child.Name, true
+		}
+		// The repeated group: for a list of the standard three levels it
+		// holds the element; in the legacy two-level form it is the element.
+		if col.Kind == ListColumn && (child.NumChildren.V != 1 || child.Name == "array") {
+			return &col.Children[0], child.Name, true
+		}
+		return &Column{Kind: repeatedKind(col.Kind), Children: col.Children}, child.Name, true
+	case repeatedList:
+		return &col.Children[0], child.Name, true
+	case repeatedMap:
+		if int(c) < len(col.Children) {
+			return &col.Children[c], child.Name, true
+		}
+	}
+	return nil, child.Name, true
+}
+
+// The repeated middle level of a list or map, between the annotated group
+// and the element (or key and value).
+const (
+	repeatedList ColumnKind = 100 + iota
+	repeatedMap
+)
+
+func repeatedKind(k ColumnKind) ColumnKind {
+	if k == ListColumn {
+		return repeatedList
+	}
+	return repeatedMap
+}
+
+// skip passes over the element at w.pos and its subtree: a dropped column.
+func (w *renameWalk) skip(depth int) error {
+	if w.pos >= len(w.src) || depth > 2*maxSchemaDepth {
+		return fmt.Errorf("schema tree is truncated or too deep: %w", ErrParquet)
+	}
+	el := w.src[w.pos]
+	w.pos++
+	if el.NumChildren.V <= 0 {
+		w.keep = append(w.keep, false)
+		w.paths = append(w.paths, nil)
+		return nil
+	}
+	for c := int32(0); c < el.NumChildren.V; c++ {
+		if err := w.skip(depth + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxSchemaDepth bounds the nesting of a footer's schema walked.
+const maxSchemaDepth = 100
+
+// renamedView serves a file whose rows all stay under a Rename: the
+// source's bytes up to its footer, then the rewritten footer. A footer no
+// longer than the source's (names no longer than the physical ones) is
+// preceded by zero bytes that give the view the source's exact size, so
+// that a size known from the log stays true; readers find the footer from
+// the end and the column chunks by their offsets, and never read the gap.
+func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*View, error) {
+	out := *md
+	out.RowGroups = slices.Clone(md.RowGroups)
+	if err := rn.apply(&out); err != nil {
+		return nil, err
+	}
+	tail, err := encodeFooter(&out)
+	if err != nil {
+		return nil, err
+	}
+	var rows int64
+	for _, rg := range out.RowGroups {
+		rows += rg.NumRows
+	}
+	v := &View{Rows: rows, CopiedRowGroups: len(out.RowGroups)}
+	b := &viewBuilder{v: v}
+	b.add(segment{n: dataEnd, src: 0})
+	if pad := size - dataEnd - int64(len(tail)); pad > 0 {
+		b.add(segment{n: pad, data: make([]byte, pad)})
+	}
+	b.add(segment{n: int64(len(tail)), data: tail})
+	v.size = b.pos
+	return v, nil
+}

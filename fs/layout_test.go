@@ -1,0 +1,71 @@
+package fs
+
+import (
+	"fmt"
+	"hash/fnv"
+	"os"
+	"testing"
+
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+func partitionOf(values ...replay.PartitionValue) *replay.Partition {
+	return &replay.Partition{Values: values}
+}
+
+// TestLogicalPartitionFolders: under the logical layout a partitioned
+// table's files sit under <column>=<value>/ folders built from the log
+// (in partitionColumns order, escaped as Spark escapes them, nulls as
+// __HIVE_DEFAULT_PARTITION__), whatever their stored folders; a file
+// keeps its base name and a clash gets a hash of its stored path; the
+// bytes are the stored file's; user.delta.path names the stored file.
+func TestLogicalPartitionFolders(t *testing.T) {
+	tbl := newFakeTable(t)
+	tbl.logical = true
+	tbl.metadata = action.Metadata{
+		SchemaString:     `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"b","type":"string","nullable":true,"metadata":{}},{"name":"a","type":"string","nullable":true,"metadata":{}}]}`,
+		PartitionColumns: []string{"b", "a"},
+	}
+	pv := func(col, v string) replay.PartitionValue { return replay.PartitionValue{Column: col, Value: v} }
+	null := func(col string) replay.PartitionValue { return replay.PartitionValue{Column: col, Null: true} }
+	tbl.addVersion(t, "WRITE", []fakeFile{
+		{path: "Xy/part-0.parquet", size: 100, modTime: mtime0, part: partitionOf(pv("a", "1"), pv("b", "x/y=z%"))},
+		{path: "b=wrong/a=9/part-1.parquet", size: 101, modTime: mtime0, part: partitionOf(pv("a", "2"), pv("b", "é ü"))},
+		{path: "part-2.parquet", size: 102, modTime: mtime0, part: partitionOf(null("a"), pv("b", ""))},
+		{path: "Zq/part-2.parquet", size: 103, modTime: mtime0, part: partitionOf(null("a"), null("b"))},
+	}, true)
+	m := mountFake(t, tbl, Options{})
+	for dir, want := range map[string]string{
+		"v/0":                    "b=__HIVE_DEFAULT_PARTITION__ b=x%2Fy%3Dz%25 b=é ü",
+		"v/0/b=x%2Fy%3Dz%25":     "a=1",
+		"v/0/b=x%2Fy%3Dz%25/a=1": "part-0.parquet",
+		"v/0/b=é ü/a=2":          "part-1.parquet",
+		"v/0/b=__HIVE_DEFAULT_PARTITION__/a=__HIVE_DEFAULT_PARTITION__": "part-2-" + clashHash("part-2.parquet") + ".parquet part-2.parquet",
+	} {
+		if got := names(t, m.path(dir)); got != want {
+			t.Errorf("ls %s = %q, want %q", dir, got, want)
+		}
+	}
+	p := m.path("v/0/b=x%2Fy%3Dz%25/a=1/part-0.parquet")
+	got, err := os.ReadFile(p)
+	if err != nil || string(got) != string(tbl.contents["Xy/part-0.parquet"]) {
+		t.Errorf("read %s: %d bytes, %v", p, len(got), err)
+	}
+	if v, err := getxattr(t, p, "user.delta.path"); err != nil || v != "Xy/part-0.parquet" {
+		t.Errorf("user.delta.path = %q, %v", v, err)
+	}
+	// The file whose stored path sorts first keeps the name.
+	clash := m.path("v/0/b=__HIVE_DEFAULT_PARTITION__/a=__HIVE_DEFAULT_PARTITION__/part-2.parquet")
+	if v, err := getxattr(t, clash, "user.delta.path"); err != nil || v != "Zq/part-2.parquet" {
+		t.Errorf("user.delta.path of the clash = %q, %v", v, err)
+	}
+}
+
+// clashHash is the suffix a clashing file gets: FNV-1a (32 bits) of its
+// stored path.
+func clashHash(stored string) string {
+	h := fnv.New32a()
+	h.Write([]byte(stored))
+	return fmt.Sprintf("%08x", h.Sum32())
+}

@@ -1,0 +1,122 @@
+package layout
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// Entry is one served data file of a version: the path it is served under
+// and the live file behind it.
+type Entry struct {
+	Name string       // served path inside the version, '/'-separated
+	File *replay.File // points into the snapshot
+}
+
+// Version is how one version of a table is served.
+type Version struct {
+	// Entries are the served files, sorted by Name. Files outside the
+	// table root are left out (see Hidden).
+	Entries []Entry
+	// Rename gives the served files their logical column names; nil when
+	// the stored names are served (no column mapping, or the physical
+	// layout).
+	Rename *dvfilter.Rename
+	// SameSize says that a file served through Rename keeps its stored
+	// size (its footer never grows: no logical name is longer than its
+	// physical one), so its size is known without reading it.
+	SameSize bool
+	// Hidden are the files not served: paths outside the table root.
+	Hidden []string
+}
+
+// Physical asks for the stored layout: stored paths and column names.
+type Physical bool
+
+// Of lays out a snapshot. parts are the files' partition values
+// (index-aligned with snap.Files; Snapshot.Details) and are needed only
+// for a partitioned table under the logical layout.
+func Of(snap *replay.Snapshot, parts []*replay.Partition, physical Physical) (*Version, error) {
+	v := &Version{}
+	var dirs func(i int) (string, error)
+	if !physical {
+		var err error
+		if v.Rename, v.SameSize, err = renameOf(&snap.Metadata); err != nil {
+			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
+		}
+		if dirs, err = partitionDirs(&snap.Metadata, parts, len(snap.Files)); err != nil {
+			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
+		}
+	}
+	v.Entries = make([]Entry, 0, len(snap.Files))
+	for i := range snap.Files {
+		f := &snap.Files[i]
+		if action.IsExternal(f.Path) {
+			v.Hidden = append(v.Hidden, f.Path)
+			continue
+		}
+		name := f.Path
+		if !physical {
+			d, err := dirs(i)
+			if err != nil {
+				return nil, fmt.Errorf("v%d: %s: %w", snap.Version, f.Path, err)
+			}
+			name = d + path.Base(f.Path)
+		}
+		v.Entries = append(v.Entries, Entry{Name: name, File: f})
+	}
+	slices.SortFunc(v.Entries, func(a, b Entry) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.File.Path, b.File.Path))
+	})
+	if !physical {
+		v.Entries = unique(v.Entries)
+	}
+	return v, nil
+}
+
+// unique renames the files that would share a served name (two stored
+// folders holding the same base name): the one whose stored path sorts
+// first keeps the name, each other one gets "-" and 8 hex digits of a hash
+// of its stored path before its extension (part-0.parquet ->
+// part-0-1a2b3c4d.parquet), so its name is the same in every version.
+func unique(es []Entry) []Entry {
+	clash := false
+	for i := 1; i < len(es); i++ {
+		if es[i].Name == es[i-1].Name {
+			clash = true
+			break
+		}
+	}
+	if !clash {
+		return es
+	}
+	first := 0
+	for i := 1; i <= len(es); i++ {
+		if i < len(es) && es[i].Name == es[first].Name {
+			continue
+		}
+		for j := first + 1; j < i; j++ {
+			es[j].Name = disambiguate(es[j].Name, es[j].File.Path)
+		}
+		first = i
+	}
+	slices.SortFunc(es, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	return es
+}
+
+func disambiguate(name, stored string) string {
+	h := fnv.New32a()
+	h.Write([]byte(stored))
+	ext := path.Ext(name)
+	if ext == name[strings.LastIndexByte(name, '/')+1:] {
+		ext = "" // a dot file: no extension to keep
+	}
+	return fmt.Sprintf("%s-%08x%s", strings.TrimSuffix(name, ext), h.Sum32(), ext)
+}

@@ -1,0 +1,95 @@
+package layout
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// NullPartition is the folder value of a null (or empty) partition value,
+// as Spark and Hive write it.
+const NullPartition = "__HIVE_DEFAULT_PARTITION__"
+
+// partitionDirs returns, for a partitioned table, the function giving file
+// i its folders ("year=2024/month=1/"); for another table, one giving "".
+func partitionDirs(md *action.Metadata, parts []*replay.Partition, files int) (func(int) (string, error), error) {
+	if len(md.PartitionColumns) == 0 {
+		return func(int) (string, error) { return "", nil }, nil
+	}
+	if len(parts) != files {
+		return nil, fmt.Errorf("partition values of %d files for %d files", len(parts), files)
+	}
+	fields, err := ParseSchema(md.SchemaString)
+	if err != nil {
+		return nil, err
+	}
+	mapped := mappingMode(md) != ""
+	// Each partition column: its folder prefix and the key its values have
+	// in partitionValues (the physical name under column mapping).
+	type column struct{ prefix, key string }
+	cols := make([]column, len(md.PartitionColumns))
+	for i, name := range md.PartitionColumns {
+		cols[i] = column{prefix: EscapePathName(name) + "=", key: name}
+		if f := Find(fields, name); f != nil && mapped {
+			cols[i].key = f.Physical
+		}
+	}
+	// Interned partitions repeat: build each one's folders once.
+	memo := map[*replay.Partition]string{}
+	return func(i int) (string, error) {
+		p := parts[i]
+		if d, ok := memo[p]; ok {
+			return d, nil
+		}
+		var b strings.Builder
+		for _, c := range cols {
+			value, null := lookup(p, c.key)
+			b.WriteString(c.prefix)
+			if null || value == "" {
+				b.WriteString(NullPartition)
+			} else {
+				b.WriteString(EscapePathName(value))
+			}
+			b.WriteByte('/')
+		}
+		memo[p] = b.String()
+		return memo[p], nil
+	}, nil
+}
+
+// lookup finds a partition column's value; a column absent from the map is
+// null, as PROTOCOL.md allows.
+func lookup(p *replay.Partition, key string) (value string, null bool) {
+	if p == nil {
+		return "", true
+	}
+	for _, v := range p.Values {
+		if v.Column == key {
+			return v.Value, v.Null
+		}
+	}
+	return "", true
+}
+
+// EscapePathName escapes a partition column name or value for a folder
+// name as Spark does (ExternalCatalogUtils.escapePathName): control
+// characters (NUL too, which no file name can hold) and "#%'*/:=?\{[]^ and DEL become %XX; everything else,
+// non-ASCII included, stays.
+func EscapePathName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if needsEscape(c) {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func needsEscape(c byte) bool {
+	return c <= 0x1f || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0
+}
