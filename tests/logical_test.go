@@ -1,0 +1,193 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/versions/layout"
+)
+
+// TestLogicalViewColumnMappedTables: on every column-mapped shared table,
+// each served file of the latest version carries only logical column
+// names (top level and nested), and, fully decoded (every column chunk,
+// every row group), each of its columns equals the stored file's column at
+// the same data offset: the served footer reinterprets no byte. A renamed
+// file without deletion vector keeps the stored size in name mode, as
+// stat said before any read.
+func TestLogicalViewColumnMappedTables(t *testing.T) {
+	requireFUSE(t)
+	dir := TestdataDir(t)
+	n := 0
+	for _, it := range LoadInventory(t, dir) {
+		if (it.ColumnMapping != "name" && it.ColumnMapping != "id") || it.MissingDataFiles > 0 || refusedAnywhere(it.Table) {
+			continue
+		}
+		n++
+		t.Run(it.Table, func(t *testing.T) {
+			tableDir := filepath.Join(dir, it.Table)
+			m := mountLayout(t, tableDir, fs.Options{RefreshInterval: -1})
+			snap, err := m.table.Snapshot(context.Background(), m.table.Latest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fields, err := layout.ParseSchema(snap.Metadata.SchemaString)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logical := logicalNames(fields)
+			latest := filepath.Join(m.dir, "v", strconv.FormatInt(snap.Version, 10))
+			files := 0
+			err = filepath.WalkDir(latest, func(p string, d iofs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				files++
+				stored, err := getxattrString(p, "user.delta.path")
+				if err != nil {
+					return err
+				}
+				f := snap.Find(stored)
+				if f == nil {
+					return fmt.Errorf("%s: user.delta.path %q is no live file", p, stored)
+				}
+				compareServed(t, p, filepath.Join(tableDir, filepath.FromSlash(stored)), logical, f.DV == nil)
+				if info, err := os.Stat(p); err == nil && f.DV == nil && it.ColumnMapping == "name" && info.Size() != f.Size {
+					t.Errorf("%s: size %d, stored %d", p, info.Size(), f.Size)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(snap.Files); files != want {
+				t.Errorf("%d files served, the snapshot has %d", files, want)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no column-mapped table in the inventory")
+	}
+}
+
+// logicalNames collects every logical field name at any depth.
+func logicalNames(fields []layout.Field) map[string]bool {
+	out := map[string]bool{}
+	var walk func(layout.Type)
+	walk = func(t layout.Type) {
+		switch t.Kind {
+		case layout.Struct:
+			for _, f := range t.Fields {
+				out[f.Name] = true
+				walk(f.Type)
+			}
+		case layout.Array:
+			walk(*t.Element)
+		case layout.Map:
+			walk(*t.Key)
+			walk(*t.Value)
+		}
+	}
+	walk(layout.Type{Kind: layout.Struct, Fields: fields})
+	return out
+}
+
+// listLevels are the names Parquet gives the levels of lists and maps.
+var listLevels = []string{"list", "element", "item", "array", "key_value", "key", "value", "bag"}
+
+func compareServed(t *testing.T, servedPath, storedPath string, logical map[string]bool, sameOffsets bool) {
+	t.Helper()
+	served, closeServed := openParquet(t, servedPath)
+	defer closeServed()
+	stored, closeStored := openParquet(t, storedPath)
+	defer closeStored()
+	for _, path := range served.Schema().Columns() {
+		for _, name := range path {
+			if !logical[name] && !slices.Contains(listLevels, name) {
+				t.Errorf("%s: column %v: %q is not a logical name", servedPath, path, name)
+			}
+		}
+	}
+	if !sameOffsets {
+		return // filtered by a deletion vector: its own tests compare rows
+	}
+	srgs, orgs := served.RowGroups(), stored.RowGroups()
+	if len(srgs) != len(orgs) {
+		t.Fatalf("%s: %d row groups, stored %d", servedPath, len(srgs), len(orgs))
+	}
+	smd, omd := served.Metadata(), stored.Metadata()
+	for i := range srgs {
+		for j, cc := range smd.RowGroups[i].Columns {
+			k := slices.IndexFunc(omd.RowGroups[i].Columns, func(o format.ColumnChunk) bool {
+				return o.MetaData.DataPageOffset == cc.MetaData.DataPageOffset
+			})
+			if k < 0 {
+				t.Fatalf("%s: row group %d column %d: no stored chunk at offset %d", servedPath, i, j, cc.MetaData.DataPageOffset)
+			}
+			a, b := chunkValues(t, srgs[i].ColumnChunks()[j]), chunkValues(t, orgs[i].ColumnChunks()[k])
+			if len(a) != len(b) {
+				t.Fatalf("%s: row group %d column %v: %d values, stored %d", servedPath, i, cc.MetaData.PathInSchema, len(a), len(b))
+			}
+			for v := range a {
+				if !parquet.Equal(a[v], b[v]) || a[v].DefinitionLevel() != b[v].DefinitionLevel() || a[v].RepetitionLevel() != b[v].RepetitionLevel() {
+					t.Fatalf("%s: row group %d column %v value %d: %v, stored %v", servedPath, i, cc.MetaData.PathInSchema, v, a[v], b[v])
+				}
+			}
+		}
+	}
+}
+
+func openParquet(t *testing.T, p string) (*parquet.File, func()) {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(f, info.Size())
+	if err != nil {
+		f.Close()
+		t.Fatalf("%s: %v", p, err)
+	}
+	return pf, func() { f.Close() }
+}
+
+// chunkValues decodes every value of a column chunk.
+func chunkValues(t *testing.T, cc parquet.ColumnChunk) []parquet.Value {
+	t.Helper()
+	pages := cc.Pages()
+	defer pages.Close()
+	var out []parquet.Value
+	for {
+		p, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([]parquet.Value, p.NumValues())
+		n, err := p.Values().ReadValues(vals)
+		if err != nil && !errors.Is(err, io.EOF) {
+			t.Fatal(err)
+		}
+		for _, v := range vals[:n] {
+			out = append(out, v.Clone())
+		}
+		parquet.Release(p)
+	}
+}

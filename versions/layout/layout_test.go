@@ -1,0 +1,56 @@
+package layout
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEscapePathName(t *testing.T) {
+	for in, want := range map[string]string{
+		"2024-01-01":        "2024-01-01",
+		"a/b=c%d":           "a%2Fb%3Dc%25d",
+		"é ü 日本":            "é ü 日本",
+		"x:y?*\"#'\\{[]^":   "x%3Ay%3F%2A%22%23%27%5C%7B%5B%5D%5E",
+		"tab\there\x7f\x00": "tab%09here%7F%00",
+	} {
+		if got := EscapePathName(in); got != want {
+			t.Errorf("EscapePathName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseSchemaColumnMapping(t *testing.T) {
+	fields, err := ParseSchema(`{"type":"struct","fields":[
+		{"name":"a","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"col-1"}},
+		{"name":"s","type":{"type":"struct","fields":[{"name":"inner","type":"string","nullable":true,"metadata":{"delta.columnMapping.id":3,"delta.columnMapping.physicalName":"col-3"}}]},"nullable":true,"metadata":{"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"col-2"}},
+		{"name":"m","type":{"type":"map","keyType":"string","valueType":{"type":"array","elementType":"integer","containsNull":true},"valueContainsNull":true},"nullable":true,"metadata":{}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fields) != 3 || fields[0].Physical != "col-1" || fields[0].ID != 1 || fields[1].Type.Fields[0].Physical != "col-3" ||
+		fields[2].Physical != "m" || fields[2].Type.Kind != Map || fields[2].Type.Value.Kind != Array {
+		t.Errorf("fields = %+v", fields)
+	}
+	for _, bad := range []string{``, `[]`, `"long"`, `{"type":"struct","fields":[{"name":"x","type":{"type":"nope"}}]}`,
+		`{"type":"struct","fields":[{"name":"x","type":"long","metadata":{"delta.columnMapping.id":"one"}}]}`,
+		strings.Repeat(`{"type":"array","elementType":`, 100) + `"long"` + strings.Repeat(`}`, 100)} {
+		if _, err := ParseSchema(bad); err == nil && bad != "" {
+			t.Errorf("ParseSchema(%.40q) accepted", bad)
+		}
+	}
+}
+
+// FuzzParseSchema: any schema string gives fields or an error, never a
+// panic, and never nesting deeper than maxDepth.
+func FuzzParseSchema(f *testing.F) {
+	f.Add(`{"type":"struct","fields":[{"name":"a","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"col-1"}}]}`)
+	f.Add(`{"type":"struct","fields":[{"name":"m","type":{"type":"map","keyType":"string","valueType":{"type":"array","elementType":"integer"}}}]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		fields, err := ParseSchema(s)
+		if err != nil {
+			return
+		}
+		_ = columns(fields)
+		_ = notLonger(fields)
+	})
+}
