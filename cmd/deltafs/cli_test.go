@@ -150,3 +150,20 @@ func TestMountTuningByLocation(t *testing.T) {
 		t.Error("--block-size 1KiB accepted")
 	}
 }
+
+// TestLsJSONServedPath: `ls --json` gives where the mount serves each file
+// (logical partition folders from the log) beside its stored path.
+func TestLsJSONServedPath(t *testing.T) {
+	code, out, errOut := runCLI("ls", "--json", testdata(t, "delta-rs/data/table_with_partitioning_mapping"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		`"servedPath":"newid=2/part-00000-f4dfefa0-7ef5-4c48-a4a0-61a6d4f2f813.c000.snappy.parquet","path":"aL/part-00000-f4dfefa0-7ef5-4c48-a4a0-61a6d4f2f813.c000.snappy.parquet"`,
+		`"servedPath":"newid=1/part-00000-d480fbfc-9bf7-406a-b3e9-e2e1a89a6073.c000.snappy.parquet","path":"id=1/part-00000-d480fbfc-9bf7-406a-b3e9-e2e1a89a6073.c000.snappy.parquet"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in\n%s", want, out)
+		}
+	}
+}

@@ -44,13 +44,14 @@ func newServedSizes(ctx context.Context, location string) (*servedSizes, error) 
 	})}, nil
 }
 
-// size is the served size of f: its filtered size with a deletion vector,
-// its stored size without.
-func (s *servedSizes) size(ctx context.Context, f *action.File) (int64, error) {
-	if f.DV == nil {
+// size is the served size of f, whose columns rn renames (nil: none): the
+// size of its view with a deletion vector or renamed columns, its stored
+// size without.
+func (s *servedSizes) size(ctx context.Context, f *action.File, rn *dvfilter.Rename) (int64, error) {
+	if f.DV == nil && rn == nil {
 		return f.Size, nil
 	}
-	v, err := s.views.Get(ctx, f, nil)
+	v, err := s.views.Get(ctx, f, rn)
 	if err != nil {
 		return 0, err
 	}
@@ -65,7 +66,7 @@ func (s *servedSizes) Close() {
 // servedSize returns the served size of f for `ls --json`, opening *s on
 // first use. A file that cannot be served gets no size and a line on
 // stderr; only a failure to open the table is an error.
-func servedSize(ctx context.Context, s **servedSizes, location string, f *action.File, stderr io.Writer) (*int64, error) {
+func servedSize(ctx context.Context, s **servedSizes, location string, f *action.File, rn *dvfilter.Rename, stderr io.Writer) (*int64, error) {
 	if *s == nil {
 		ss, err := newServedSizes(ctx, location)
 		if err != nil {
@@ -73,7 +74,7 @@ func servedSize(ctx context.Context, s **servedSizes, location string, f *action
 		}
 		*s = ss
 	}
-	n, err := (*s).size(ctx, f)
+	n, err := (*s).size(ctx, f, rn)
 	if err != nil {
 		fmt.Fprintf(stderr, "deltafs ls: %s: no servedSize: %v\n", f.Path, err)
 		return nil, nil

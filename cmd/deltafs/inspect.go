@@ -12,6 +12,7 @@ import (
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions"
+	"github.com/deltafs/deltafs/versions/layout"
 	"github.com/spf13/pflag"
 )
 
@@ -68,14 +69,18 @@ func runVersions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // lsEntry is one line of `deltafs ls --json`.
 type lsEntry struct {
+	// ServedPath is where the mount serves the file in the version's
+	// directory (the logical layout); absent for a file it does not serve.
+	ServedPath       string             `json:"servedPath,omitempty"`
 	Path             string             `json:"path"`
 	Size             int64              `json:"size"`
 	ModificationTime int64              `json:"modificationTime"`
 	PartitionValues  map[string]*string `json:"partitionValues"`
 	NumRecords       *int64             `json:"numRecords"`
 	DeletedRows      int64              `json:"deletedRows"`
-	// ServedSize is, for a file with a deletion vector, the size the mount
-	// serves it with (the filtered Parquet file); absent without one.
+	// ServedSize is, for a file with a deletion vector or renamed columns
+	// whose size changes, the size the mount serves it with; absent when
+	// that is Size.
 	ServedSize *int64 `json:"servedSize,omitempty"`
 }
 
@@ -104,9 +109,17 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	sort.Slice(order, func(i, j int) bool { return snap.Files[order[i]].Path < snap.Files[order[j]].Path })
 	var details *replay.Details
+	servedPaths := map[*replay.File]string{}
+	lay := &layout.Version{}
 	if *asJSON {
 		if details, err = snap.Details(ctx); err != nil {
 			return err
+		}
+		if lay, err = layout.Of(snap, details.Partitions, false); err != nil {
+			return err
+		}
+		for _, e := range lay.Entries {
+			servedPaths[e.File] = e.Name
 		}
 	}
 	w := bufio.NewWriter(stdout)
@@ -124,12 +137,12 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(w, f.Path)
 			continue
 		}
-		e := lsEntry{Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: details.Partitions[i].Map(), DeletedRows: f.DeletedRows()}
+		e := lsEntry{ServedPath: servedPaths[f], Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: details.Partitions[i].Map(), DeletedRows: f.DeletedRows()}
 		if n := details.NumRecords[i]; n >= 0 {
 			e.NumRecords = &n
 		}
-		if f.DV != nil {
-			if e.ServedSize, err = servedSize(ctx, &served, fs.Arg(0), f, stderr); err != nil {
+		if f.DV != nil || (lay.Rename != nil && !lay.SameSize) {
+			if e.ServedSize, err = servedSize(ctx, &served, fs.Arg(0), f, lay.Rename, stderr); err != nil {
 				return err
 			}
 		}
