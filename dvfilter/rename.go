@@ -71,6 +71,11 @@ func (rn *Rename) apply(md *format.FileMetaData) error {
 			newIndex[i], n = n, n+1
 		}
 	}
+	// Readers (parquet-go among them) read a row group's page indexes as
+	// one run laid out column after column; with a column gone from the
+	// footer its index leaves a hole they misread. The indexes only speed
+	// up filtering: a file that drops columns is served without them.
+	dropsColumns := n < len(w.keep)
 	for i := range md.RowGroups {
 		rg := &md.RowGroups[i]
 		if len(rg.Columns) != len(w.keep) {
@@ -80,6 +85,10 @@ func (rn *Rename) apply(md *format.FileMetaData) error {
 		for j, cc := range rg.Columns {
 			if w.keep[j] {
 				cc.MetaData.PathInSchema = w.paths[j]
+				if dropsColumns {
+					cc.ColumnIndexOffset, cc.ColumnIndexLength = 0, 0
+					cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0
+				}
 				cols = append(cols, cc)
 			}
 		}
