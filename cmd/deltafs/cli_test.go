@@ -167,3 +167,24 @@ func TestLsJSONServedPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSchema: `deltafs schema` gives each column's logical path, physical
+// name and id, partition columns marked, nested ones as paths.
+func TestSchema(t *testing.T) {
+	code, out, errOut := runCLI("schema", "--json", testdata(t, "delta-kernel-rs/golden_data/table-with-columnmapping-mode-name/delta"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		`{"path":["nested_struct","ac","aca"],"type":"integer","nullable":true,"physicalName":"col-`,
+		`{"path":["array_of_structs","element","ab"],"type":"long"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI("schema", testdata(t, "delta-rs/data/table_with_partitioning_mapping"))
+	if code != 0 || !strings.Contains(out, "newid\tinteger\tphysical id\tid 1\tpartition\n") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

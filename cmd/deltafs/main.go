@@ -19,6 +19,8 @@ Usage:
   deltafs demo [DIR]                       generate a sample table and mount it
   deltafs versions TABLE                   versions that can be rebuilt, ascending
   deltafs ls TABLE [--version N] [--json]  live files of a version (latest by default)
+  deltafs schema TABLE [--version N] [--json]
+                                           logical schema: physical names, ids, partition columns
   deltafs history TABLE                    version, timestamp and operation per version
   deltafs doctor TABLE [--json]            health check: checkpoints, log, files, retention, open cost
 
@@ -36,6 +38,7 @@ var commands = map[string]command{
 	"mount":    runMount,
 	"demo":     runDemo,
 	"doctor":   runDoctor,
+	"schema":   runSchema,
 }
 
 func main() {
