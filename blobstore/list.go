@@ -21,6 +21,18 @@ const pageSize = 1000
 // elsewhere it filters, which is correct but reads the earlier pages too.
 // Sub-folders are not descended into. fn returning false stops the listing.
 func (s *Store) List(ctx context.Context, dir, startAfter string, fn func(Object) bool) error {
+	if s.local != nil {
+		objs, err := s.localList(dir, startAfter)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			if !fn(o) {
+				return nil
+			}
+		}
+		return nil
+	}
 	opts := s.listOptions(dir, startAfter)
 	token := s.firstToken(startAfter)
 	for {
@@ -113,6 +125,15 @@ func (s *Store) listPage(ctx context.Context, token []byte, opts *blob.ListOptio
 // sort after startAfter, and whether more may follow. On stores that cannot
 // start at a key the page may hold fewer objects, or none, while more follow.
 func (s *Store) ListPage(ctx context.Context, dir, startAfter string) ([]Object, bool, error) {
+	if s.local != nil {
+		done := s.begin(&s.counts.lists)
+		objs, err := s.local.list(dir, startAfter)
+		done()
+		if err != nil {
+			return nil, false, s.wrap(dir, err)
+		}
+		return objs[:min(len(objs), pageSize)], len(objs) > pageSize, nil
+	}
 	opts := s.listOptions(dir, startAfter)
 	objs, next, err := s.listPage(ctx, s.firstToken(startAfter), opts)
 	if err != nil {
@@ -125,4 +146,19 @@ func (s *Store) ListPage(ctx context.Context, dir, startAfter string) ([]Object,
 		}
 	}
 	return out, len(next) > 0, nil
+}
+
+// localList lists a local folder, counting one listing request per page
+// an object store would have needed, so that counts compare across stores.
+func (s *Store) localList(dir, startAfter string) ([]Object, error) {
+	done := s.begin(&s.counts.lists)
+	objs, err := s.local.list(dir, startAfter)
+	done()
+	for range (len(objs) - 1) / pageSize { // the pages after the first
+		s.begin(&s.counts.lists)()
+	}
+	if err != nil {
+		return nil, s.wrap(dir, err)
+	}
+	return objs, nil
 }

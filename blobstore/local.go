@@ -201,3 +201,15 @@ func (l *localRoot) write(key string, data []byte) error {
 	}
 	return os.Rename(tmp.Name(), name)
 }
+
+// remove deletes the file at key (tests only).
+func (l *localRoot) remove(key string) error {
+	if !filepath.IsLocal(key) {
+		return fmt.Errorf("%w: the name leaves the table folder", ErrRefused)
+	}
+	err := os.Remove(filepath.Join(l.dir, key))
+	if errors.Is(err, os.ErrNotExist) {
+		return ErrNotFound
+	}
+	return err
+}

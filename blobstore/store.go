@@ -13,8 +13,7 @@ import (
 
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob" // azblob:// URLs
-	"gocloud.dev/blob/fileblob"
-	_ "gocloud.dev/blob/gcsblob" // gs:// URLs
+	_ "gocloud.dev/blob/gcsblob"   // gs:// URLs
 	"gocloud.dev/blob/memblob"
 	_ "gocloud.dev/blob/s3blob" // s3:// URLs
 	"gocloud.dev/gcerrors"
@@ -67,12 +66,8 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	var local *localRoot
 	switch u.Scheme {
 	case "file":
-		// Listing goes through the file driver; reads and writes do not
-		// (local.go says why).
-		dir := filepath.FromSlash(u.Path)
-		if b, err = fileblob.OpenBucket(dir, nil); err == nil {
-			local, err = openLocalRoot(dir)
-		}
+		// Not through the file driver: local.go says why.
+		local, err = openLocalRoot(filepath.FromSlash(u.Path))
 	case "mem":
 		b = memblob.OpenBucket(nil)
 	case "s3", "gs", "azblob":
@@ -126,7 +121,7 @@ func (s *Store) OpenLocal(key string) (*os.File, error) {
 // Close releases the bucket.
 func (s *Store) Close() error {
 	if s.local != nil {
-		s.local.close()
+		return s.local.close()
 	}
 	return s.bucket.Close()
 }
@@ -247,6 +242,12 @@ func (s *Store) Write(ctx context.Context, key string, data []byte) error {
 
 // Delete removes an object (tests only, like Write).
 func (s *Store) Delete(ctx context.Context, key string) error {
+	if s.local != nil {
+		if err := s.local.remove(key); err != nil {
+			return s.wrap(key, err)
+		}
+		return nil
+	}
 	if err := s.bucket.Delete(ctx, key); err != nil {
 		return s.wrap(key, err)
 	}
