@@ -175,15 +175,19 @@ func (f *fakeTable) ReadRange(ctx context.Context, path string, off, n int64) ([
 	return buf[:got], nil
 }
 
-func (f *fakeTable) Refresh(ctx context.Context) (bool, error) {
+func (f *fakeTable) Refresh(ctx context.Context, beforeMove func(int64)) (bool, error) {
 	f.refreshN.Add(1)
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	newest := int64(len(f.snaps)) - 1
 	if newest == f.known {
+		f.mu.Unlock()
 		return false, nil
 	}
 	f.known = newest
+	f.mu.Unlock()
+	if beforeMove != nil {
+		beforeMove(newest)
+	}
 	f.latest.Store(newest)
 	return true, nil
 }

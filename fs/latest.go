@@ -74,28 +74,26 @@ func (n *latestNode) refreshLoop(ctx context.Context, interval time.Duration) {
 }
 
 // refresh asks the table for new commits once, bounded by timeout, and
-// invalidates the kernel's view of what moved.
+// invalidates the kernel's view of what moved. The kernel forgets its
+// negative entries for the new versions before latest points at them.
 func (n *latestNode) refresh(ctx context.Context, timeout time.Duration) error {
 	before := n.root.table.Latest()
-	rctx, cancel := context.WithTimeout(ctx, max(timeout, time.Second))
-	changed, err := n.root.table.Refresh(rctx)
+	// Time to list and to build the new version (from its checkpoint, if
+	// need be), not only to list.
+	rctx, cancel := context.WithTimeout(ctx, max(timeout, 30*time.Second))
+	changed, err := n.root.table.Refresh(rctx, func(after int64) {
+		// Notifications fail harmlessly (ENOENT, ENOTCONN) when the kernel
+		// does not know the node or the mount is going away.
+		_ = n.root.versions.NotifyContent(0, 0)
+		for v := max(before+1, after-1000); v <= after; v++ {
+			_ = n.root.versions.NotifyEntry(strconv.FormatInt(v, 10))
+		}
+	})
 	cancel()
-	if err != nil {
-		return err
+	if changed {
+		_ = n.NotifyContent(0, 0)
+		_ = n.root.NotifyEntry(nameLatest)
+		_ = n.root.history.NotifyContent(0, 0)
 	}
-	if !changed {
-		return nil
-	}
-	after := n.root.table.Latest()
-	// Notifications fail harmlessly (ENOENT, ENOTCONN) when the kernel does
-	// not know the node or the mount is going away; nothing to do then.
-	_ = n.NotifyContent(0, 0)
-	_ = n.root.NotifyEntry(nameLatest)
-	_ = n.root.versions.NotifyContent(0, 0)
-	_ = n.root.history.NotifyContent(0, 0)
-	// Drop negative dentries of versions that did not exist before.
-	for v := max(before+1, after-1000); v <= after && after > before; v++ {
-		_ = n.root.versions.NotifyEntry(strconv.FormatInt(v, 10))
-	}
-	return nil
+	return err
 }

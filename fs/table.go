@@ -14,7 +14,10 @@ type Table interface {
 	Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error)          // cached by the table
 	History(ctx context.Context) ([]HistoryEntry, error)                      // for history.jsonl
 	ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) // data file bytes; path is replay.File.Path
-	Refresh(ctx context.Context) (changed bool, err error)                    // pick up new commits
+	// Refresh picks up new commits. It calls beforeMove with the new
+	// latest after Versions lists it and before Latest returns it; an
+	// error with changed true says latest moved but not to the end.
+	Refresh(ctx context.Context, beforeMove func(latest int64)) (changed bool, err error)
 }
 
 // HistoryEntry is one version's line in history.jsonl.

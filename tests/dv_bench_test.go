@@ -57,15 +57,17 @@ func TestDVReadBenchmark(t *testing.T) {
 	if d := os.Getenv("DELTAFS_DV_BENCH_DIR"); d != "" {
 		root = d
 	}
-	plainDir, dvDir := filepath.Join(root, "plain"), filepath.Join(root, "dv")
+	plainDir, dvDir, cmDir := filepath.Join(root, "plain"), filepath.Join(root, "dv"), filepath.Join(root, "cm")
 	start := time.Now()
 	name := "part-0.parquet"
 	rows := writeBenchFile(t, filepath.Join(plainDir, name), mib<<20, 8)
-	if err := os.MkdirAll(dvDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(filepath.Join(plainDir, name), filepath.Join(dvDir, name)); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{dvDir, cmDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(filepath.Join(plainDir, name), filepath.Join(d, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	fi, err := os.Stat(filepath.Join(plainDir, name))
 	if err != nil {
@@ -81,11 +83,21 @@ func TestDVReadBenchmark(t *testing.T) {
 		deleted = append(deleted, uint64(5*per+1+i*997))
 	}
 	schema := `{"type":"struct","fields":[{"name":"id","type":"long","nullable":false,"metadata":{}},{"name":"ts","type":"long","nullable":false,"metadata":{}},{"name":"name","type":"string","nullable":false,"metadata":{}},{"name":"payload","type":"binary","nullable":false,"metadata":{}}]}`
-	for _, d := range []string{plainDir, dvDir} {
+	// The column-mapped table maps the file's names to shorter logical
+	// ones: its file is served renamed, at its stored size.
+	cmField := func(logical, typ, physical string, id int) string {
+		return fmt.Sprintf(`{"name":%q,"type":%q,"nullable":false,"metadata":{"delta.columnMapping.id":%d,"delta.columnMapping.physicalName":%q}}`, logical, typ, id, physical)
+	}
+	cmSchema := `{"type":"struct","fields":[` + cmField("i", "long", "id", 1) + "," + cmField("t", "long", "ts", 2) + "," +
+		cmField("n", "string", "name", 3) + "," + cmField("p", "binary", "payload", 4) + `]}`
+	for _, d := range []string{plainDir, dvDir, cmDir} {
 		tb := deltagen.New(d)
 		acts := []action.Action{
 			deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}),
 			deltagen.Metadata(schema, nil, nil),
+		}
+		if d == cmDir {
+			acts = []action.Action{deltagen.MappedProtocol(), deltagen.Metadata(cmSchema, nil, deltagen.MappedConfig("name"))}
 		}
 		add := deltagen.AddFile(name, fi.Size(), fi.ModTime().UnixMilli(), nil, fmt.Sprintf(`{"numRecords":%d}`, rows))
 		if d == dvDir {
@@ -118,6 +130,7 @@ func TestDVReadBenchmark(t *testing.T) {
 	pc, pw, ps, prss := measure(plainDir, "--passthrough=false")
 	dc, dw, ds, drss := measure(dvDir)
 	tc, tw, _, _ := measure(plainDir)
+	cc, cw, cs, crss := measure(cmDir)
 	t.Logf("stored file: %d bytes (%.0f MiB)", fi.Size(), float64(fi.Size())/(1<<20))
 	t.Logf("without DV: size %d, first read %v (%.0f MiB/s), second %v, peak RSS %d MiB", ps, pc.Round(time.Millisecond), mibps(ps, pc), pw.Round(time.Millisecond), prss>>20)
 	t.Logf("with DV:    size %d, first read %v (%.0f MiB/s, incl. building the view at lookup), second %v, peak RSS %d MiB",
@@ -125,6 +138,9 @@ func TestDVReadBenchmark(t *testing.T) {
 	t.Logf("ratio with/without DV: first read %.2fx, second read %.2fx", float64(dc)/float64(pc), float64(dw)/float64(pw))
 	t.Logf("without DV, passed through (the default for a local plain file): first read %v (%.0f MiB/s), second %v",
 		tc.Round(time.Millisecond), mibps(ps, tc), tw.Round(time.Millisecond))
+	t.Logf("column-mapped (served renamed): size %d, first read %v (%.0f MiB/s), second %v, peak RSS %d MiB",
+		cs, cc.Round(time.Millisecond), mibps(cs, cc), cw.Round(time.Millisecond), crss>>20)
+	t.Logf("ratio column-mapped/without DV (both served by deltafs): first read %.2fx, second read %.2fx", float64(cc)/float64(pc), float64(cw)/float64(pw))
 }
 
 func mibps(n int64, d time.Duration) float64 { return float64(n) / (1 << 20) / d.Seconds() }

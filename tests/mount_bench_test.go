@@ -75,6 +75,7 @@ func TestMountBenchmark(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	var plainCold time.Duration // ls -lR of the plain version, cold
 	t.Logf("%-22s %12s %12s %8s %9s", "operation", "local", "mount", "ratio", "requests")
 	for _, op := range []struct {
 		name string
@@ -89,10 +90,51 @@ func TestMountBenchmark(t *testing.T) {
 		before := st.Counts()
 		mt := timeCmd(t, version, op.args)
 		reqs := st.Counts().Sub(before).Requests()
+		if op.name == "ls -lR (cold)" {
+			plainCold = mt
+		}
 		t.Logf("%-22s %12v %12v %7.2fx %9d", op.name, lt.Round(time.Millisecond), mt.Round(time.Millisecond), mt.Seconds()/lt.Seconds(), reqs)
 		if reqs != 0 {
 			t.Errorf("%s over a mounted version made %d storage requests, want 0", op.name, reqs)
 		}
+	}
+
+	// The same over a column-mapped version: files under random prefixes,
+	// served in logical partition folders; a cold ls -lR against the plain
+	// table's, both after the version's first lookup (which reads the
+	// partition values from the checkpoint: counted apart).
+	cmDir := t.TempDir()
+	if _, err := deltagen.WriteBenchTable(cmDir, deltagen.BenchOptions{Files: files, Partitions: 100, TailCommits: -1, ColumnMapping: true}); err != nil {
+		t.Fatal(err)
+	}
+	cst, err := blobstore.Open(ctx, cmDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctable, err := versions.Open(ctx, cst, versions.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmnt := t.TempDir()
+	csrv, err := fs.Mount(ctx, cmnt, fs.StoreTable{Table: ctable, Store: cst}, fs.Options{RefreshInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { csrv.Unmount() })
+	before := cst.Counts()
+	start := time.Now()
+	cversion := filepath.Join(cmnt, "v", fmt.Sprint(ctable.Latest()))
+	if _, err := os.Stat(cversion); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("column-mapped version: first lookup %v, %d requests (snapshot and partition values)",
+		time.Since(start).Round(time.Millisecond), cst.Counts().Sub(before).Requests())
+	before = cst.Counts()
+	ct := timeCmd(t, cversion, []string{"ls", "-lR"})
+	creqs := cst.Counts().Sub(before).Requests()
+	t.Logf("ls -lR (cold): column-mapped %v, plain %v: %.2fx, %d requests", ct.Round(time.Millisecond), plainCold.Round(time.Millisecond), ct.Seconds()/plainCold.Seconds(), creqs)
+	if creqs != 0 {
+		t.Errorf("ls -lR over a column-mapped version made %d storage requests, want 0", creqs)
 	}
 
 	// Sequential read of a 1 GiB file, through the mount and directly.

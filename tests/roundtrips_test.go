@@ -206,7 +206,7 @@ func checkRefresh(t *testing.T, st *blobstore.Store, table *versions.Table) {
 		t.Fatal(err)
 	}
 	before := st.Counts()
-	if changed, err := table.Refresh(ctx); err != nil || !changed || table.Latest() != next {
+	if changed, err := table.Refresh(ctx, nil); err != nil || !changed || table.Latest() != next {
 		t.Fatalf("refresh: changed=%v latest=%d err=%v", changed, table.Latest(), err)
 	}
 	if _, err := table.Snapshot(ctx, next); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/deltafs/deltafs/replay"
@@ -25,14 +26,59 @@ func TestRefreshIgnoresStrayCommit(t *testing.T) {
 	if err := os.WriteFile(stray, []byte(`{"commitInfo":{}}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if moved, err := table.Refresh(ctx); err != nil || moved || table.Latest() != 1 {
+	if moved, err := table.Refresh(ctx, nil); err != nil || moved || table.Latest() != 1 {
 		t.Fatalf("after a stray commit: moved %v, latest %d, %v; want latest 1", moved, table.Latest(), err)
 	}
 	mustCommit(t, gen, mustAdd(t, gen, "part-1.parquet", 10))
-	if moved, err := table.Refresh(ctx); err != nil || !moved || table.Latest() != 2 {
+	if moved, err := table.Refresh(ctx, nil); err != nil || !moved || table.Latest() != 2 {
 		t.Fatalf("after commit 2: moved %v, latest %d, %v; want latest 2", moved, table.Latest(), err)
 	}
 	if _, err := table.Snapshot(ctx, 2); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRefreshStaysOnBuildableVersion: latest moves only to a version
+// whose snapshot builds. A garbage commit, or one that needs a reader
+// feature deltafs lacks, leaves latest on the newest version before it,
+// with an error naming why; the new version is listed before latest
+// points at it.
+func TestRefreshStaysOnBuildableVersion(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		bad  string // commit 4
+		why  string
+	}{
+		{"garbage", "this is not JSON\n", "v5 cannot be read, latest stays at v3"},
+		{"unknown reader feature", `{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["futureFeature"],"writerFeatures":["futureFeature"]}}` + "\n", "futureFeature"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gen := deltagen.New(dir)
+			mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+			mustCommit(t, gen, mustAdd(t, gen, "part-1.parquet", 10))
+			table, _ := openTable(t, dir)
+			mustCommit(t, gen, mustAdd(t, gen, "part-2.parquet", 10))
+			mustCommit(t, gen, mustAdd(t, gen, "part-3.parquet", 10))
+			if err := os.WriteFile(filepath.Join(dir, replay.CommitKey(4)), []byte(c.bad), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, replay.CommitKey(5)), []byte(`{"commitInfo":{}}`+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			moved, err := table.Refresh(ctx, func(v int64) {
+				vs, verr := table.Versions(ctx)
+				if verr != nil || len(vs) == 0 || vs[len(vs)-1] != v || table.Latest() != 1 {
+					t.Errorf("before the move to v%d: versions %v (%v), latest %d", v, vs, verr, table.Latest())
+				}
+			})
+			if !moved || table.Latest() != 3 || err == nil || !strings.Contains(err.Error(), c.why) {
+				t.Fatalf("moved %v, latest %d, err %v; want latest 3 and an error naming %q", moved, table.Latest(), err, c.why)
+			}
+			if moved, err := table.Refresh(ctx, nil); moved || table.Latest() != 3 {
+				t.Fatalf("again: moved %v, latest %d, %v", moved, table.Latest(), err)
+			}
+		})
 	}
 }

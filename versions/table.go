@@ -29,6 +29,7 @@ type Table struct {
 	files    []replay.LogFile // GUARDED_BY(mu); recognised log files, sorted by key
 	complete bool             // GUARDED_BY(mu); files holds the whole log, not only its tail
 	latest   int64            // GUARDED_BY(mu)
+	known    int64            // GUARDED_BY(mu); newest version Versions shows: latest, or one about to be
 	hint     HintState        // GUARDED_BY(mu)
 	hintAt   int64            // GUARDED_BY(mu); the version _last_checkpoint names, or -1
 }
@@ -86,7 +87,7 @@ func (t *Table) open(ctx context.Context) error {
 		return fmt.Errorf("no Delta log: %s holds no commit or checkpoint", replay.LogDir)
 	}
 	t.mu.Lock()
-	t.files, t.complete, t.latest, t.hint, t.hintAt = merge(files, nil), complete, latest, hint, hintVersion
+	t.files, t.complete, t.latest, t.known, t.hint, t.hintAt = merge(files, nil), complete, latest, latest, hint, hintVersion
 	t.mu.Unlock()
 	return nil
 }
@@ -141,10 +142,12 @@ func (t *Table) Versions(ctx context.Context) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	latest := t.Latest()
+	t.mu.Lock()
+	known := t.known
+	t.mu.Unlock()
 	var out []int64
 	for _, v := range replay.Rebuildable(files) {
-		if v <= latest {
+		if v <= known {
 			out = append(out, v)
 		}
 	}
@@ -196,24 +199,72 @@ func (t *Table) Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error)
 }
 
 // Refresh lists the log after the latest known version and moves latest to
-// the newest commit found. It reports whether latest moved.
-func (t *Table) Refresh(ctx context.Context) (bool, error) {
+// the newest version the log reaches whose snapshot builds (so a garbage
+// commit, or one that needs a reader feature deltafs lacks, leaves latest
+// where it was, with an error saying why, and a later version that builds
+// moves it on). The new version is listed by Versions before latest moves
+// to it, and beforeMove (if set) runs in between: whatever points at the
+// new latest finds it. It reports whether latest moved; an error with
+// moved true says latest stopped short of the newest version.
+func (t *Table) Refresh(ctx context.Context, beforeMove func(latest int64)) (moved bool, err error) {
 	before := t.Latest()
 	files, err := listFrom(ctx, t.st, afterKey(before))
 	if err != nil {
 		return false, fmt.Errorf("refresh %s: %w", t.root, err)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	if len(files) == 0 {
 		return false, nil
 	}
+	t.mu.Lock()
 	t.files = merge(t.files, files)
 	// The newest version the log reaches, not the highest number listed:
 	// a stray or half-written commit past a gap does not move latest.
-	if newest := replay.Head(t.files); newest > t.latest {
-		t.latest = newest
-		return true, nil
+	newest := replay.Head(t.files)
+	t.mu.Unlock()
+	if newest <= before {
+		return false, nil
 	}
-	return false, nil
+	v, stuck := t.newestBuildable(ctx, before, newest)
+	if v > before {
+		t.mu.Lock()
+		t.known = max(t.known, v)
+		t.mu.Unlock()
+		if beforeMove != nil {
+			beforeMove(v)
+		}
+		t.mu.Lock()
+		if v > t.latest {
+			t.latest, moved = v, true
+		}
+		t.mu.Unlock()
+	}
+	return moved, stuck
+}
+
+// newestBuildable returns the newest version in (floor, top] whose
+// snapshot builds, or floor, and why top does not build. A version that
+// fails to build (a bad commit) makes the ones after it fail too, so the
+// search is a bisection: about log2(top-floor) builds, each cheap from the
+// cached snapshot below it.
+func (t *Table) newestBuildable(ctx context.Context, floor, top int64) (int64, error) {
+	_, err := t.Snapshot(ctx, top)
+	if err == nil || ctx.Err() != nil {
+		if err != nil {
+			return floor, err
+		}
+		return top, nil
+	}
+	why := err
+	lo, hi := floor, top // lo builds (or is floor), hi does not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if _, err := t.Snapshot(ctx, mid); err == nil {
+			lo = mid
+		} else if ctx.Err() != nil {
+			return floor, ctx.Err()
+		} else {
+			hi = mid
+		}
+	}
+	return lo, fmt.Errorf("v%d cannot be read, latest stays at v%d: %w", top, lo, why)
 }

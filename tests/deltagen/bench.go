@@ -26,7 +26,18 @@ type BenchOptions struct {
 	RowGroupRows      int // checkpoint row-group size (default 128Ki)
 	Parts             int // >1: multi-part checkpoint in that many parts
 	Seed              uint64
+	// ColumnMapping writes a column-mapped table ('name' mode): physical
+	// column names col-*, partition values keyed by them, files under
+	// random two-letter prefixes as Spark writes them.
+	ColumnMapping bool
 }
+
+// BenchSchemaMapped is BenchSchema under column mapping.
+const BenchSchemaMapped = `{"type":"struct","fields":[` +
+	`{"name":"id","type":"long","nullable":false,"metadata":{"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"col-0b7c2d1e-id"}},` +
+	`{"name":"value","type":"string","nullable":true,"metadata":{"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"col-5e9f-value"}},` +
+	`{"name":"ts","type":"timestamp","nullable":true,"metadata":{"delta.columnMapping.id":3,"delta.columnMapping.physicalName":"col-8a1c-ts"}},` +
+	`{"name":"date","type":"string","nullable":true,"metadata":{"delta.columnMapping.id":4,"delta.columnMapping.physicalName":"col-3d4e-date"}}]}`
 
 // BenchInfo describes a bench table written by WriteBenchTable.
 type BenchInfo struct {
@@ -74,6 +85,9 @@ func WriteBenchTable(dir string, o BenchOptions) (*BenchInfo, error) {
 	cfg := newPQConfig(opts)
 
 	proto, meta := Protocol(1, 2, nil, nil), Metadata(BenchSchema, []string{"date"}, nil)
+	if o.ColumnMapping {
+		proto, meta = MappedProtocol(), Metadata(BenchSchemaMapped, []string{"date"}, MappedConfig("name"))
+	}
 	head := toCpRows([]action.Action{proto, meta})
 	info := &CheckpointInfo{Version: cv, Size: int64(len(head) + o.Files), NumAdds: int64(o.Files)}
 	parts := max(o.Parts, 1)
@@ -143,7 +157,11 @@ func newBenchGen(o BenchOptions) *benchGen {
 	for p := 0; p < o.Partitions; p++ {
 		d := g.baseTime.AddDate(0, 0, p).Format("2006-01-02")
 		g.dates = append(g.dates, d)
-		g.parts = append(g.parts, map[string]*string{"date": Str(d)})
+		key := "date"
+		if o.ColumnMapping {
+			key = "col-3d4e-date"
+		}
+		g.parts = append(g.parts, map[string]*string{key: Str(d)})
 	}
 	return g
 }
@@ -164,6 +182,10 @@ func (g *benchGen) add(i int) *cpAdd {
 	id[6] = id[6]&0x0f | 0x40
 	id[8] = id[8]&0x3f | 0x80
 	path := "date=" + g.dates[p] + "/part-" + pad5(i) + "-" + formatUUID(id) + ".c000.snappy.parquet"
+	if g.o.ColumnMapping {
+		const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		path = string(letters[id[0]%52]) + string(letters[id[1]%52]) + "/part-" + pad5(i) + "-" + formatUUID(id) + ".c000.snappy.parquet"
+	}
 	rows := int64(1000 + rng.IntN(100000))
 	lo := int64(i) * 1_000_000
 	hi := lo + rows - 1
