@@ -87,6 +87,9 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	if errno := openReadOnly(flags); errno != 0 {
 		return nil, 0, errno
 	}
+	if errno := n.checkSize(); errno != 0 {
+		return nil, 0, errno
+	}
 	h := newFileHandle(n.root)
 	if n.needsView() {
 		v, errno := n.view(ctx)
@@ -157,4 +160,31 @@ func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, 
 		buf = append(buf, data[lo:hi]...)
 	}
 	return fuse.ReadResultData(buf), 0
+}
+
+// checkSize refuses a file whose size the log gets wrong: a negative size,
+// or, where the store tells it for free, a stored size other than the
+// log's (a file truncated, appended to or replaced since it was
+// committed). Serving it would give bytes that are not the table's.
+func (n *fileNode) checkSize() syscall.Errno {
+	if n.f.Size < 0 {
+		n.root.logf("v%d/%s: the log gives size %d for %s", n.version, n.name, n.f.Size, n.f.Path)
+		return syscall.EIO
+	}
+	sc, ok := n.root.table.(SizeChecker)
+	if !ok {
+		return 0
+	}
+	size, known, err := sc.StoredSize(n.f.Path)
+	switch {
+	case !known:
+		return 0
+	case err != nil:
+		n.root.logf("v%d/%s: %v", n.version, n.name, err)
+		return readErrno(err)
+	case size != n.f.Size:
+		n.root.logf("v%d/%s: %s is %d bytes, the log says %d: not served", n.version, n.name, n.f.Path, size, n.f.Size)
+		return syscall.EIO
+	}
+	return 0
 }

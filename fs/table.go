@@ -47,3 +47,12 @@ type AbsoluteReader interface {
 type LocalFiler interface {
 	LocalFile(path string) (open func() (*os.File, error), ok bool)
 }
+
+// SizeChecker is implemented by Tables that can tell an object's size
+// without a storage request (local files). The mount then refuses, at
+// open, a data file whose stored size is not the log's: it would serve
+// other bytes than the table's. ok is false where the size is not known
+// for free.
+type SizeChecker interface {
+	StoredSize(path string) (size int64, ok bool, err error)
+}

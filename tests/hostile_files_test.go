@@ -131,3 +131,41 @@ func readWithin(p string, limit time.Duration) ([]byte, error) {
 		return nil, fmt.Errorf("read of %s still blocked after %v: hung", p, limit)
 	}
 }
+
+// TestSizeDisagreeingWithStorage: a data file whose stored size is not
+// the log's (smaller, larger, or a size of -1 in the log) is refused at
+// open with EIO and a log line, with and without passthrough, never
+// served as its first bytes or as an empty file.
+func TestSizeDisagreeingWithStorage(t *testing.T) {
+	requireFUSE(t)
+	table := t.TempDir()
+	gen := deltagen.New(table)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	good := mustAdd(t, gen, "good.parquet", 100)
+	var adds []action.Action
+	for name, delta := range map[string]int64{"short.parquet": -10, "long.parquet": 10} {
+		a := mustAdd(t, gen, name, 100)
+		a.Add.Size += delta
+		adds = append(adds, a)
+	}
+	neg := mustAdd(t, gen, "negative.parquet", 100)
+	neg.Add.Size = -1
+	mustCommit(t, gen, append(adds, good, neg)...)
+	for _, noPassthrough := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoPassthrough=%v", noPassthrough), func(t *testing.T) {
+			m := mountForTest(t, table, fs.Options{NoPassthrough: noPassthrough, RefreshInterval: -1})
+			if _, err := os.ReadFile(filepath.Join(m.dir, "latest", "good.parquet")); err != nil {
+				t.Fatalf("the good file: %v", err)
+			}
+			for _, name := range []string{"short.parquet", "long.parquet", "negative.parquet"} {
+				got, err := os.ReadFile(filepath.Join(m.dir, "latest", name))
+				if err == nil || !strings.Contains(err.Error(), "input/output error") {
+					t.Errorf("%s: read %d bytes, err %v; want EIO", name, len(got), err)
+				}
+				if !strings.Contains(m.logs.String(), name) {
+					t.Errorf("%s: no log line; log:\n%s", name, m.logs.String())
+				}
+			}
+		})
+	}
+}
