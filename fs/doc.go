@@ -7,8 +7,10 @@
 //	latest         symlink to v/<N>, N the newest known version; a background
 //	               refresher moves it when new commits land
 //	v/             one directory per version the table can rebuild
-//	v/<N>/...      the live data files of version N, in the directories their
-//	               paths name (date=2024-01-01/part-0.parquet)
+//	v/<N>/...      the live data files of version N, as a Delta reader sees
+//	               the table (versions/layout): <column>=<value>/ folders
+//	               from the log, logical column names; or as stored
+//	               (Options.PhysicalLayout)
 //	history.jsonl  one JSON line per version: version, timestamp, operation,
 //	               files
 //
@@ -19,9 +21,11 @@
 // latest, v/ and history.jsonl change and carry short ones. stat, ls and
 // find are answered from the snapshot alone, without a storage request.
 //
-// File bytes are read through a block cache (cache.Cache keyed by data file
-// path and block index; the same path holds the same bytes in every
-// version), with sequential read-ahead per open file.
+// File bytes come from versions/serve (blocks through a cache, read-ahead
+// per open file, views of files with deletion vectors or renamed columns):
+// fs opens a serve.Reader per open file and maps its errors to errno. A
+// plain data file of a local table is handed to the kernel instead (FUSE
+// passthrough), opened under the store's rules.
 //
 // One node kind per file: root.go, latest.go, versions.go (v/), dir.go
 // (version directories and their subdirectories), file.go (data files),

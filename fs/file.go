@@ -10,6 +10,7 @@ import (
 	"github.com/deltafs/deltafs/dvfilter"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions/layout"
+	"github.com/deltafs/deltafs/versions/serve"
 )
 
 // fileNode is a data file of a version. Its attributes and extended
@@ -52,10 +53,6 @@ func newFileNode(r *root, version int64, e *layout.Entry, lay *layout.Version) *
 	}
 }
 
-// needsView says whether the file is served as a view rather than as
-// stored.
-func (n *fileNode) needsView() bool { return n.f.DV != nil || n.rename != nil }
-
 func (n *fileNode) fillAttr(out *fuse.Attr) {
 	out.Mode = syscall.S_IFREG | 0o444
 	out.Ino = n.ino
@@ -81,8 +78,8 @@ func (n *fileNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.
 	return 0
 }
 
-// Open checks the file can be served and returns a handle that tracks
-// sequential reading for read-ahead.
+// Open checks the file can be served and returns a handle whose reader
+// tracks sequential reading for read-ahead, and holds the file's view.
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
 	if errno := openReadOnly(flags); errno != 0 {
 		return nil, 0, errno
@@ -90,18 +87,17 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	if errno := n.checkSize(); errno != 0 {
 		return nil, 0, errno
 	}
-	h := newFileHandle(n.root)
+	h := &fileHandle{}
 	if n.needsView() {
 		v, errno := n.view(ctx)
 		if errno != 0 {
 			return nil, 0, errno
 		}
-		h.view = v
-	}
-	if !n.needsView() && !n.root.opts.NoPassthrough {
-		if lf, ok := n.root.table.(LocalFiler); ok {
-			h.openLocal, ok = lf.LocalFile(n.f.Path)
-			if ok {
+		h.reader = n.root.files.Open(n.f.Path, n.f.Size, v)
+	} else {
+		h.reader = n.root.files.Open(n.f.Path, n.f.Size, nil)
+		if lf, ok := n.root.table.(LocalFiler); ok && !n.root.opts.NoPassthrough {
+			if h.openLocal, ok = lf.LocalFile(n.f.Path); ok {
 				h.localSize = n.f.Size
 			}
 		}
@@ -115,51 +111,71 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	return h, out, 0
 }
 
-// Read serves [off, off+len(dest)) from the blocks that cover it. A
-// sequential reader's next blocks are requested first (fileHandle.readAhead),
-// so they load in parallel with the ones this read waits for.
+// Read serves [off, off+len(dest)) through the open's reader (a read
+// without one, which the kernel does not make, gets a reader of its own).
 func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if n.needsView() {
-		return n.readView(ctx, fh, dest, off)
-	}
-	size := n.f.Size
 	if off < 0 {
 		return nil, syscall.EINVAL
 	}
-	if off >= size || len(dest) == 0 {
-		return fuse.ReadResultData(nil), 0
-	}
-	end := min(off+int64(len(dest)), size)
-	bs := n.root.opts.BlockSize
 	h, _ := fh.(*fileHandle)
-	if h != nil {
-		h.readAhead(n.root, n.f.Path, size, off, end)
-	}
-	buf := dest[:0]
-	for b := off / bs; b*bs < end; b++ {
-		var data []byte
-		var err error
-		if h != nil {
-			data, err = h.block(ctx, n.root, n.f.Path, size, b)
-		} else {
-			data, err = n.root.block(ctx, n.f.Path, size, b)
-		}
-		if err != nil {
-			if !isCancel(err) {
-				n.root.logf("read v%d/%s (object %q, bytes %d-%d): %v",
-					n.version, n.f.Path, n.f.Path, b*bs, min((b+1)*bs, size), err)
+	if h == nil || h.reader == nil {
+		var v *dvfilter.View
+		if n.needsView() {
+			var errno syscall.Errno
+			if v, errno = n.view(ctx); errno != 0 {
+				return nil, errno
 			}
-			return nil, readErrno(err)
 		}
-		lo, hi := max(off, b*bs)-b*bs, min(end, (b+1)*bs)-b*bs
-		if b == off/bs && end <= (b+1)*bs {
-			// Within one block, as most kernel reads are: reply with the
-			// block's bytes, which never change, instead of copying them.
-			return fuse.ReadResultData(data[lo:hi]), 0
-		}
-		buf = append(buf, data[lo:hi]...)
+		r := n.root.files.Open(n.f.Path, n.f.Size, v)
+		defer r.Close()
+		h = &fileHandle{reader: r}
 	}
-	return fuse.ReadResultData(buf), 0
+	data, err := h.reader.Read(ctx, dest, off)
+	if err != nil {
+		if !isCancel(err) {
+			n.root.logf("read v%d/%s: %v", n.version, n.name, err)
+		}
+		return nil, readErrno(err)
+	}
+	return fuse.ReadResultData(data), 0
+}
+
+// needsView says whether the file is served as a view rather than as
+// stored.
+func (n *fileNode) needsView() bool { return serve.NeedsView(n.f, n.rename) }
+
+// prepare makes the node ready to report its attributes: for a file served
+// as a view whose size is not the stored one, it learns the size (building
+// the view unless the size is cached).
+func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
+	size, err := n.root.files.ServedSize(ctx, n.f, n.rename, n.sameSize)
+	if err != nil {
+		return n.viewFailed(err)
+	}
+	n.size = size
+	return 0
+}
+
+// view returns the view of the node's file, logging a failure.
+func (n *fileNode) view(ctx context.Context) (*dvfilter.View, syscall.Errno) {
+	v, err := n.root.files.View(ctx, n.f, n.rename)
+	if err != nil {
+		return nil, n.viewFailed(err)
+	}
+	if v.Size() != n.size {
+		// The kernel has another size: a rebuilt view differs, or a
+		// renamed footer came out longer than the stored one.
+		n.root.logf("v%d/%s: served size changed from %d to %d", n.version, n.name, n.size, v.Size())
+		return nil, syscall.EIO
+	}
+	return v, 0
+}
+
+func (n *fileNode) viewFailed(err error) syscall.Errno {
+	if !isCancel(err) {
+		n.root.logf("v%d/%s: cannot serve the file as a view (rows deleted, columns renamed): %v", n.version, n.name, err)
+	}
+	return readErrno(err)
 }
 
 // checkSize refuses a file whose size the log gets wrong: a negative size,

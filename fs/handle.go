@@ -4,43 +4,25 @@ import (
 	"context"
 	"os"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/versions/serve"
 )
 
-// fileHandle is one open of a data file. It tracks whether the reader
-// moves sequentially, to decide read-ahead, and holds the filtered view of
-// a file with a deletion vector for as long as the file is open.
-//
-// For a plain file the handle also holds blocks (see blocks.go): the ones
-// its reader is in or was just in, and those read ahead of a sequential
-// reader, each loading in the background until the reader gets there. Each
-// held block costs one token of the root's blockBudget, returned when the
-// block is dropped (the reader moved past it or away, or the file was
-// closed) and its load has ended. Lock order: fileHandle.mu, then the
-// cache's locks (never held across storage I/O).
+// fileHandle is one open of a data file: the reader that serves its bytes
+// (serve.Reader: held blocks, read-ahead, the view), and for a plain file
+// of a local table the file handed to the kernel (FUSE passthrough).
 type fileHandle struct {
-	view *dvfilter.View // nil without a deletion vector; immutable
+	reader *serve.Reader // immutable
 
 	openLocal func() (*os.File, error) // opens the local file behind a plain data file, offered for passthrough; immutable
 	localSize int64                    // its size per the log; immutable
-	backing   *os.File                 // GUARDED_BY(mu): local, open while the kernel may still be registering it
 
-	ctx    context.Context    // read-ahead of this open; nil: the root's (bare handles in tests)
-	cancel context.CancelFunc // ends ctx at Release; nil with ctx
-
-	mu        sync.Mutex
-	next      int64                // GUARDED_BY(mu): where a sequential reader reads next
-	scheduled int64                // GUARDED_BY(mu): blocks below this index are already prefetched
-	runFrom   int64                // GUARDED_BY(mu): plain files: where the current sequential run began
-	window    int                  // GUARDED_BY(mu): plain files: blocks to keep ahead; 0 while not sequential
-	held      map[int64]*heldBlock // GUARDED_BY(mu): plain files: blocks held, by index
-	budget    *blockBudget         // GUARDED_BY(mu): where held blocks' tokens go back; set with the first
-	released  bool                 // GUARDED_BY(mu): closed; holds nothing any more
+	mu       sync.Mutex
+	backing  *os.File // GUARDED_BY(mu): the local file, open while the kernel may still be registering it
+	released bool     // GUARDED_BY(mu)
 }
 
 var (
@@ -76,268 +58,7 @@ func (h *fileHandle) PassthroughFd() (int, bool) {
 	return int(f.Fd()), true
 }
 
-// rampUp is how many times the bytes a reader has read in sequence it may
-// have read ahead (up to Options.ReadAhead blocks). With 8 MiB blocks and 1
-// MiB reads, the window is 1 block after the first read, 2 after the
-// second, 8 once the reader has finished its first block and 16 after its
-// second.
-const rampUp = 8
-
-// heldBlock is a block a handle holds: loaded, or loading in the
-// background. data and err are written once, before done is closed.
-type heldBlock struct {
-	done   chan struct{}
-	data   []byte
-	err    error
-	cancel context.CancelFunc // abandons the load; nil for a block the reader loaded
-
-	loaded  bool // GUARDED_BY(fileHandle.mu): the load has ended
-	dropped bool // GUARDED_BY(fileHandle.mu): no longer in held; give the token back once loaded
-}
-
-// newFileHandle returns a handle whose background work ends with the
-// root's, or when the file is closed.
-func newFileHandle(r *root) *fileHandle {
-	ctx, cancel := context.WithCancel(r.ctx)
-	return &fileHandle{ctx: ctx, cancel: cancel}
-}
-
-// readAhead records a read of [off, end) of a stored file of size bytes (a
-// plain file, or the source of a DV file's view) and starts loading the blocks a sequential reader will want next. The window
-// grows with the run of sequential reads, to rampUp times the bytes read in
-// the run, from one block at its first read up to Options.ReadAhead: a long
-// sequential read soon keeps several blocks in flight, while a read that is
-// not sequential (starting more than a block away from where the previous
-// one ended: the kernel's own read-ahead reorders a little) resets it to
-// nothing, so random
-// access reads no more than it asks for. Blocks behind the reader or past
-// the window are dropped. When the budget runs out the window stops short,
-// and the next read tries again.
-func (h *fileHandle) readAhead(r *root, path string, size, off, end int64) {
-	bs, most := r.opts.BlockSize, int64(max(r.opts.ReadAhead, 0))
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.released {
-		return
-	}
-	if off >= h.next-bs && off <= h.next+bs {
-		h.next = max(h.next, end)
-		h.window = int(min(max((rampUp*(h.next-h.runFrom)+bs-1)/bs, 1), most))
-	} else {
-		h.next = end
-		h.runFrom = off
-		h.window = 0
-		h.scheduled = 0
-	}
-	// Keep the blocks of this read (a direct-I/O read may span several)
-	// and the one before it; drop those behind and past the window.
-	cur := (h.next - 1) / bs
-	h.trim(min(off/bs, cur-1), cur+1+most)
-	if h.window == 0 {
-		return
-	}
-	from := max(cur+1, h.scheduled)
-	last := (size + bs - 1) / bs
-	to := min(cur+1+int64(h.window), last)
-	// Blocks are asked for a span at a time. A span is at most half the
-	// window, so waiting until one is free still leaves half the window
-	// in flight ahead of the reader.
-	span := max(min(spanBytes/bs, int64(h.window)/2), 1)
-	if to-from < span && to < last {
-		return
-	}
-	for idx := from; idx < to; {
-		if _, ok := h.held[idx]; ok {
-			idx++
-			h.scheduled = idx
-			continue
-		}
-		if _, ok := r.blocks.Get(blockKey(path, idx)); ok {
-			if !h.take(r) {
-				return
-			}
-			h.load(r, path, size, idx) // from the cache, no request
-			idx++
-			h.scheduled = idx
-			continue
-		}
-		n := int64(0)
-		for n < span && idx+n < to && h.held[idx+n] == nil && h.take(r) {
-			n++
-		}
-		if n == 0 {
-			return
-		}
-		h.loadSpan(r, path, size, idx, int(n))
-		idx += n
-		h.scheduled = idx
-	}
-}
-
-// spanBytes is the size of a read-ahead request, in whole blocks: two 8 MiB
-// blocks of an object store. A sequential reader of 8 MiB blocks with 20 ms
-// per request got 0.73-0.75x of a single-stream download asking for two
-// blocks at a time, against 0.66-0.71x asking for one (BENCHMARKS.md,
-// "remote read"): the server works per request.
-const spanBytes = 16 << 20
-
-// block returns block idx of the file for a read through h: a held block
-// (waiting for its load if need be), else one from the root's cache or
-// storage, which h then holds if the budget allows.
-func (h *fileHandle) block(ctx context.Context, r *root, path string, size, idx int64) ([]byte, error) {
-	h.mu.Lock()
-	e := h.held[idx]
-	h.mu.Unlock()
-	if e != nil {
-		select {
-		case <-e.done:
-			if e.err == nil {
-				return e.data, nil
-			}
-			// A failed or abandoned read-ahead: the reader tries itself,
-			// and meets (and reports) any error that persists.
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	data, err := r.block(ctx, path, size, idx)
-	if err != nil {
-		return nil, err
-	}
-	h.keep(r, idx, data)
-	return data, nil
-}
-
-// keep holds a block the reader loaded, replacing a failed read-ahead of it.
-func (h *fileHandle) keep(r *root, idx int64, data []byte) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.released {
-		return
-	}
-	if e, ok := h.held[idx]; ok {
-		select {
-		case <-e.done:
-			if e.err == nil {
-				return
-			}
-		default:
-			return // still loading
-		}
-		h.drop(idx, e)
-	}
-	if !h.take(r) {
-		return
-	}
-	e := &heldBlock{done: make(chan struct{}), data: data, loaded: true}
-	close(e.done)
-	h.held[idx] = e
-}
-
-// take reserves a token for one more held block. h.mu is held.
-func (h *fileHandle) take(r *root) bool {
-	if h.budget == nil {
-		h.budget = r.opts.held
-	}
-	if h.held == nil {
-		h.held = make(map[int64]*heldBlock)
-	}
-	return h.budget.take()
-}
-
-// load starts loading block idx in the background into a new held block,
-// whose token the caller has taken. h.mu is held.
-func (h *fileHandle) load(r *root, path string, size, idx int64) {
-	base := h.ctx
-	if base == nil {
-		base = r.ctx
-	}
-	ctx, cancel := context.WithCancel(base)
-	e := &heldBlock{done: make(chan struct{}), cancel: cancel}
-	h.held[idx] = e
-	go func() {
-		defer cancel()
-		e.data, e.err = r.block(ctx, path, size, idx)
-		close(e.done)
-		h.mu.Lock()
-		e.loaded = true
-		if e.dropped {
-			h.budget.give()
-		}
-		h.mu.Unlock()
-	}()
-}
-
-// loadSpan starts loading blocks [first, first+n) in the background with
-// one request, into new held blocks whose tokens the caller has taken. The
-// request is abandoned once all of them are dropped. h.mu is held.
-func (h *fileHandle) loadSpan(r *root, path string, size, first int64, n int) {
-	if n == 1 {
-		h.load(r, path, size, first) // through the cache's shared loads
-		return
-	}
-	base := h.ctx
-	if base == nil {
-		base = r.ctx
-	}
-	ctx, cancel := context.WithCancel(base)
-	var live atomic.Int32
-	live.Store(int32(n))
-	abandon := func() {
-		if live.Add(-1) == 0 {
-			cancel()
-		}
-	}
-	es := make([]*heldBlock, n)
-	for i := range es {
-		es[i] = &heldBlock{done: make(chan struct{}), cancel: abandon}
-		h.held[first+int64(i)] = es[i]
-	}
-	go func() {
-		defer cancel()
-		blocks, err := r.span(ctx, path, size, first, n)
-		for i, e := range es {
-			if err != nil {
-				e.err = err
-			} else {
-				e.data = blocks[i]
-			}
-			close(e.done)
-		}
-		h.mu.Lock()
-		for _, e := range es {
-			e.loaded = true
-			if e.dropped {
-				h.budget.give()
-			}
-		}
-		h.mu.Unlock()
-	}()
-}
-
-// trim drops the held blocks outside [lo, hi]. h.mu is held.
-func (h *fileHandle) trim(lo, hi int64) {
-	for idx, e := range h.held {
-		if idx < lo || idx > hi {
-			h.drop(idx, e)
-		}
-	}
-}
-
-// drop lets go of a held block: its token goes back now if it is loaded,
-// else its load is abandoned and gives the token back when it ends. h.mu
-// is held.
-func (h *fileHandle) drop(idx int64, e *heldBlock) {
-	delete(h.held, idx)
-	e.dropped = true
-	if e.loaded {
-		h.budget.give()
-	} else if e.cancel != nil {
-		e.cancel()
-	}
-}
-
-// Release ends the handle's read-ahead and lets go of its blocks when the
+// Release ends the reader's read-ahead and lets go of its blocks when the
 // file is closed.
 func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
@@ -346,12 +67,7 @@ func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
 		h.backing.Close() // the kernel holds its own reference to the file
 		h.backing = nil
 	}
-	for idx, e := range h.held {
-		h.drop(idx, e)
-	}
 	h.mu.Unlock()
-	if h.cancel != nil {
-		h.cancel()
-	}
+	h.reader.Close()
 	return 0
 }

@@ -74,10 +74,6 @@ type Options struct {
 	// Logger receives error lines (a file that cannot be read, a failed
 	// refresh). Default log.Default().
 	Logger *log.Logger
-
-	// held bounds the blocks open handles hold; made by withDefaults, so
-	// each root (which keeps its options) has its own.
-	held *blockBudget
 }
 
 // withDefaults fills in the zero fields.
@@ -103,9 +99,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = log.Default()
-	}
-	if o.held == nil {
-		o.held = newBlockBudget(2 * (max(o.ReadAhead, 0) + 2))
 	}
 	return o
 }

@@ -2,11 +2,9 @@ package fs
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -14,10 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
-
-	"github.com/deltafs/deltafs/replay"
-	"github.com/deltafs/deltafs/versions/layout"
 )
 
 func TestReadsAreByteExact(t *testing.T) {
@@ -133,95 +127,6 @@ func TestStorageErrorIsEIO(t *testing.T) {
 	}
 }
 
-// A sequential reader's next blocks are fetched before it asks for them;
-// a random reader's are not.
-func TestReadAheadPrefetchesSequentialReads(t *testing.T) {
-	tbl := standardTable(t)
-	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, Logger: log.New(io.Discard, "", 0)})
-	defer r.Close()
-	f := plainFileNode(r, 1, tbl.snaps[1].Find("big.bin"))
-	h := &fileHandle{}
-	buf := make([]byte, testBlock)
-	for off := int64(0); off < 2*testBlock; off += testBlock {
-		if _, errno := f.Read(context.Background(), h, buf, off); errno != 0 {
-			t.Fatal(errno)
-		}
-	}
-	waitUntil(t, 5*time.Second, "read-ahead of blocks 2 and 3", func() bool {
-		_, ok2 := r.blocks.Get(blockKey("big.bin", 2))
-		_, ok3 := r.blocks.Get(blockKey("big.bin", 3))
-		return ok2 && ok3
-	})
-	// Reading block 2 may start read-ahead of later blocks: count the reads
-	// of block 2 itself.
-	before := tbl.readsOf("big.bin", 2*testBlock)
-	res, errno := f.Read(context.Background(), h, buf, 2*testBlock)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
-	got, _ := res.Bytes(nil)
-	if !bytes.Equal(got, tbl.content("big.bin")[2*testBlock:3*testBlock]) {
-		t.Fatal("prefetched block has wrong bytes")
-	}
-	if tbl.readsOf("big.bin", 2*testBlock) != before {
-		t.Error("read of a prefetched block went to storage")
-	}
-}
-
-// TestReadsSpanningBlocksFetchEachOnce: a read covering several blocks (as
-// direct-I/O reads of 1 MiB over smaller blocks do) keeps the blocks it
-// covers, read ahead or not, so that a sequential reader fetches every
-// block exactly once even with no block cache to fall back on.
-func TestReadsSpanningBlocksFetchEachOnce(t *testing.T) {
-	tbl := standardTable(t)
-	readSequentially(t, tbl, 1, "big.bin", 3*testBlock, 4)
-}
-
-// readSequentially reads the file at path of version v front to back
-// through one handle of a mount without a block cache, in reads of n
-// bytes, checks the bytes, and checks that every byte was fetched once
-// (possibly several blocks per request). It returns the requests made.
-func readSequentially(t *testing.T, tbl *fakeTable, v int64, path string, n, readAhead int) int64 {
-	t.Helper()
-	r := newRoot(context.Background(), tbl, Options{BlockSize: testBlock, CacheBytes: -1, ReadAhead: readAhead, Logger: log.New(io.Discard, "", 0)})
-	defer r.Close()
-	f := plainFileNode(r, v, tbl.snaps[v].Find(path))
-	h := newFileHandle(r)
-	defer h.Release(context.Background())
-	want := tbl.content(path)
-	reads, fetched := tbl.readN.Load(), tbl.readBytes.Load()
-	buf := make([]byte, n)
-	var got []byte
-	for off := int64(0); off < int64(len(want)); off += int64(n) {
-		res, errno := f.Read(context.Background(), h, buf, off)
-		if errno != 0 {
-			t.Fatal(errno)
-		}
-		b, _ := res.Bytes(nil)
-		got = append(got, b...)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("read %d bytes differing from the %d stored", len(got), len(want))
-	}
-	if d := tbl.readBytes.Load() - fetched; d != int64(len(want)) {
-		t.Errorf("fetched %d bytes for a file of %d", d, len(want))
-	}
-	return tbl.readN.Load() - reads
-}
-
-// TestSequentialReadAheadAsksForSpans: once a reader is sequential, its
-// read-ahead asks for several blocks per request (at most half the
-// window), and still fetches every byte exactly once.
-func TestSequentialReadAheadAsksForSpans(t *testing.T) {
-	tbl := standardTable(t)
-	tbl.addVersion(t, "WRITE", []fakeFile{{path: "huge.bin", size: 48*testBlock + 777, modTime: mtime1, records: -1}}, true)
-	// 49 blocks: the first few one at a time while the window grows, then
-	// spans of 4.
-	if n := readSequentially(t, tbl, 2, "huge.bin", testBlock/2, 8); n > 20 {
-		t.Errorf("%d requests for 49 blocks read in sequence", n)
-	}
-}
-
 // TestDirectIO: with Options.DirectIO every read of a data file comes to
 // deltafs (with the block cache off, each whole read of the file is a
 // storage read again), and the bytes are exact through read, pread at odd
@@ -322,9 +227,4 @@ func TestMmapHelper(t *testing.T) {
 	}
 	os.Stdout.Write(data)
 	os.Exit(0) // nothing after the bytes: no test summary on stdout
-}
-
-// plainFileNode is the node of a file served as stored.
-func plainFileNode(r *root, v int64, f *replay.File) *fileNode {
-	return newFileNode(r, v, &layout.Entry{Name: f.Path, File: f}, &layout.Version{})
 }

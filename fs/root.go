@@ -11,31 +11,27 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/deltafs/deltafs/cache"
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/versions/serve"
 )
 
 // root is the mount's root directory and the owner of everything the nodes
-// share: the table, the options, the logger, the block cache and the
-// mount's background context. Nodes reach it through a pointer; there are no
+// share: the table, the options, the logger, the data files' reader
+// (blocks, views) and the mount's background context. Nodes reach it through a pointer; there are no
 // package globals.
 type root struct {
 	fusefs.Inode
 	readOnlyDir
 
-	table  Table
-	opts   Options
-	log    *log.Logger
-	blocks *cache.Cache[string, []byte] // data file blocks, keyed by blockKey
-	dv     *dvfilter.Views              // filtered views of files with deletion vectors
-	dvSize *cache.Cache[string, int64]  // served sizes of such files, keyed by dvKey
+	table Table
+	opts  Options
+	log   *log.Logger
+	files *serve.Files // data file bytes: blocks, read-ahead, views
 
 	ctx    context.Context // background work: refresher, read-ahead
 	cancel context.CancelFunc
 
-	prefetch chan struct{} // semaphore bounding read-ahead loads in flight
-	directIO atomic.Bool   // data files open with direct I/O (Options.DirectIO, and the kernel allows mmap of them)
-	mounted  time.Time     // mtime of the root, v/ and latest
+	directIO atomic.Bool // data files open with direct I/O (Options.DirectIO, and the kernel allows mmap of them)
+	mounted  time.Time   // mtime of the root, v/ and latest
 
 	latest   *latestNode
 	versions *versionsNode
@@ -70,17 +66,17 @@ const (
 func newRoot(ctx context.Context, t Table, opts Options) *root {
 	o := opts.withDefaults()
 	r := &root{
-		table:    t,
-		opts:     o,
-		log:      o.Logger,
-		blocks:   cache.New[string, []byte](o.CacheBytes, func(b []byte) int64 { return int64(len(b)) }),
-		dv:       newDVViews(t, o),
-		dvSize:   cache.New[string, int64](1<<20, nil), // about a million sizes
-		prefetch: make(chan struct{}, 4),
-		histAt:   -1,
-		mounted:  time.Now(),
+		table:   t,
+		opts:    o,
+		log:     o.Logger,
+		histAt:  -1,
+		mounted: time.Now(),
 	}
 	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.files = serve.New(r.ctx, t, serve.Options{
+		BlockSize: o.BlockSize, CacheBytes: o.CacheBytes, ReadAhead: o.ReadAhead,
+		ViewCacheBytes: o.DVCacheBytes, SpillDir: o.CacheDir,
+	})
 	r.latest = &latestNode{root: r}
 	r.versions = &versionsNode{root: r}
 	r.history = &historyNode{root: r}
@@ -93,9 +89,7 @@ func (r *root) Close() {
 	r.closeOnce.Do(func() {
 		r.cancel()
 		r.refresher.Wait()
-		r.blocks.Close()
-		r.dv.Close()
-		r.dvSize.Close()
+		r.files.Close()
 	})
 }
 

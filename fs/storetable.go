@@ -2,12 +2,12 @@ package fs
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions"
+	"github.com/deltafs/deltafs/versions/serve"
 )
 
 // StoreTable is the Table of a mount of a versions.Table whose objects are
@@ -27,10 +27,7 @@ var _ interface {
 } = StoreTable{}
 
 func (t StoreTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
-	if action.IsExternal(path) {
-		return nil, fmt.Errorf("%s lies outside the table root", path)
-	}
-	return t.Store.ReadRange(ctx, path, off, n)
+	return serve.StoreStorage{Store: t.Store}.ReadRange(ctx, path, off, n)
 }
 
 func (t StoreTable) LocalFile(path string) (func() (*os.File, error), bool) {
@@ -59,11 +56,7 @@ func (t StoreTable) StoredSize(path string) (int64, bool, error) {
 }
 
 func (t StoreTable) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {
-	key, err := action.KeyUnder(uri, t.Store.Location())
-	if err != nil {
-		return nil, fmt.Errorf("deletion vector %s: %w", uri, err)
-	}
-	return t.Store.ReadRange(ctx, key, off, n)
+	return serve.StoreStorage{Store: t.Store}.ReadAbsolute(ctx, uri, off, n)
 }
 
 func (t StoreTable) History(ctx context.Context) ([]HistoryEntry, error) {

@@ -1,4 +1,4 @@
-package fs
+package serve
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 
 // Data file bytes are read in blocks of Options.BlockSize, each one ranged
 // read, shared through the root's block cache (cache.GetOrLoad: concurrent
-// loads of a block are one request). On top of the cache, each open handle
-// of a plain data file holds a few blocks itself (handle.go): the block its
+// loads of a block are one request). On top of the cache, each open Reader
+// of a plain data file holds a few blocks itself (reader.go): the block its
 // reader is in and the blocks read ahead of a sequential reader. Holding
 // them makes read-ahead independent of the cache's admission policy, which
 // may refuse a new block once the cache is full, and keeps small kernel
 // reads (128 KiB) inside one large block from loading it again. The memory
-// of held blocks is bounded by a per-mount budget (blockBudget); a handle
+// of held blocks is bounded by a per-table budget (blockBudget); a reader
 // that finds the budget spent reads without holding, through the cache.
 
 // blockKey names block idx of the data file at path. A path holds the same
@@ -26,7 +26,7 @@ func blockKey(path string, idx int64) string {
 // block returns block idx of the data file at path (size bytes long) from
 // the cache, loading it with one ranged read on a miss. Concurrent readers
 // of a block, and read-ahead, share one load.
-func (r *root) block(ctx context.Context, path string, size, idx int64) ([]byte, error) {
+func (r *Files) block(ctx context.Context, path string, size, idx int64) ([]byte, error) {
 	if idx*r.opts.BlockSize >= size {
 		return nil, nil
 	}
@@ -44,7 +44,7 @@ func (r *root) block(ctx context.Context, path string, size, idx int64) ([]byte,
 // several blocks at a time: fewer, larger requests, while a random read
 // still fetches one block. The blocks share one array, which stays in
 // memory while any of them does.
-func (r *root) span(ctx context.Context, path string, size, first int64, n int) ([][]byte, error) {
+func (r *Files) span(ctx context.Context, path string, size, first int64, n int) ([][]byte, error) {
 	blocks, err := r.fetch(ctx, path, size, first, n)
 	if err != nil {
 		return nil, err
@@ -57,10 +57,10 @@ func (r *root) span(ctx context.Context, path string, size, first int64, n int) 
 
 // fetch reads blocks [first, first+n) of a file, all of them inside its
 // size bytes, with one ranged read.
-func (r *root) fetch(ctx context.Context, path string, size, first int64, n int) ([][]byte, error) {
+func (r *Files) fetch(ctx context.Context, path string, size, first int64, n int) ([][]byte, error) {
 	bs := r.opts.BlockSize
 	off, end := first*bs, min((first+int64(n))*bs, size)
-	data, err := r.table.ReadRange(ctx, path, off, end-off)
+	data, err := r.st.ReadRange(ctx, path, off, end-off)
 	if err != nil {
 		return nil, err
 	}
@@ -76,31 +76,8 @@ func (r *root) fetch(ctx context.Context, path string, size, first int64, n int)
 	return blocks, nil
 }
 
-// readAhead warms the cache with blocks [from, to) of a file in the
-// background, within the root's context and a small bound on loads in
-// flight; blocks that would exceed the bound are skipped, not queued.
-// Errors are left for the reader to meet, and log, when it gets there.
-// Files with deletion vectors use it (their reads go through the view);
-// plain files read ahead into their handle (fileHandle.schedule).
-func (r *root) readAhead(path string, size, from, to int64) {
-	for idx := from; idx < to && idx*r.opts.BlockSize < size; idx++ {
-		if _, ok := r.blocks.Get(blockKey(path, idx)); ok {
-			continue
-		}
-		select {
-		case r.prefetch <- struct{}{}:
-		default:
-			return
-		}
-		go func() {
-			defer func() { <-r.prefetch }()
-			_, _ = r.block(r.ctx, path, size, idx)
-		}()
-	}
-}
-
-// blockBudget bounds the blocks that open handles hold, in flight or
-// loaded: one token per block. It never blocks: a handle that gets no token
+// blockBudget bounds the blocks that open readers hold, in flight or
+// loaded: one token per block. It never blocks: a reader that gets no token
 // does without. Safe for concurrent use.
 type blockBudget struct {
 	tokens chan struct{}

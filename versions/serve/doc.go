@@ -1,0 +1,15 @@
+// Package serve gives the bytes of a table's data files as a mount serves
+// them, without FUSE: stored files read in blocks through a cache, with
+// read-ahead for a sequential reader, and files served as views (deleted
+// rows removed, columns renamed; dvfilter) read through the same blocks.
+// The mount (fs) asks it for readers; the CLI asks it for served sizes.
+//
+// The flow of a read:
+//
+//	Files.Open --> Reader.Read --> held block | cache (GetOrLoad) | one ranged read (Storage)
+//	                          \--> view (dvfilter.View): its own bytes, or source ranges read as above
+//
+// Storage is the one door to the table's objects (StoreStorage adapts a
+// blobstore.Store); everything here is safe for concurrent use, and no
+// lock is held across a storage request.
+package serve

@@ -1,0 +1,87 @@
+package serve
+
+import (
+	"context"
+
+	"github.com/deltafs/deltafs/cache"
+	"github.com/deltafs/deltafs/dvfilter"
+)
+
+// Options tune Files. The zero value of every field means its default.
+type Options struct {
+	// BlockSize is the unit of data file reads and of the block cache.
+	// Default 1 MiB.
+	BlockSize int64
+	// CacheBytes is the block cache's budget. Default 256 MiB; negative
+	// disables caching (concurrent reads of a block are still shared).
+	CacheBytes int64
+	// ReadAhead is the most blocks prefetched past a sequential reader
+	// (Reader.Read says how the window grows). Default 2; negative
+	// disables read-ahead. Open readers together hold at most
+	// 2*(ReadAhead+2) blocks beyond the cache.
+	ReadAhead int
+	// ViewCacheBytes bounds the memory of cached views (footers and small
+	// re-encoded row groups). Default 64 MiB.
+	ViewCacheBytes int64
+	// SpillDir is where large re-encoded row groups of views are spilled
+	// (unlinked temporary files). Default os.TempDir().
+	SpillDir string
+}
+
+func (o Options) withDefaults() Options {
+	if o.BlockSize <= 0 {
+		o.BlockSize = 1 << 20
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = 256 << 20
+	}
+	if o.ReadAhead == 0 {
+		o.ReadAhead = 2
+	}
+	return o
+}
+
+// Files serves the data files of one table. It is safe for concurrent use.
+type Files struct {
+	st   Storage
+	opts Options
+
+	blocks *cache.Cache[string, []byte] // data file blocks, keyed by blockKey
+	views  *dvfilter.Views              // views of files with deletion vectors or renamed columns
+	sizes  *cache.Cache[string, int64]  // served sizes of views, keyed by viewKey
+	held   *blockBudget                 // blocks held by open readers
+
+	ctx    context.Context // background loads end with it
+	cancel context.CancelFunc
+}
+
+// New returns the Files of the table st reads. Background loads end when
+// ctx does, or at Close.
+func New(ctx context.Context, st Storage, opts Options) *Files {
+	o := opts.withDefaults()
+	f := &Files{
+		st:     st,
+		opts:   o,
+		blocks: cache.New[string, []byte](o.CacheBytes, func(b []byte) int64 { return int64(len(b)) }),
+		sizes:  cache.New[string, int64](1<<20, nil), // about a million sizes
+		held:   newBlockBudget(2 * (max(o.ReadAhead, 0) + 2)),
+	}
+	f.views = dvfilter.NewViews(st, dvStorage{st}, dvfilter.ViewsOptions{
+		CacheBytes: o.ViewCacheBytes,
+		Build:      dvfilter.BuildOptions{SpillDir: o.SpillDir},
+	})
+	f.ctx, f.cancel = context.WithCancel(ctx)
+	return f
+}
+
+// BlockSize is the unit of reads.
+func (f *Files) BlockSize() int64 { return f.opts.BlockSize }
+
+// Close ends background loads and frees the caches. Readers and views
+// handed out stay usable for what they hold.
+func (f *Files) Close() {
+	f.cancel()
+	f.blocks.Close()
+	f.views.Close()
+	f.sizes.Close()
+}

@@ -1,0 +1,165 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const testBlock = 64 << 10
+
+// memStorage holds objects in memory and counts the reads of each.
+type memStorage struct {
+	objects map[string][]byte
+
+	mu     sync.Mutex
+	readAt map[string]int // "path@off" -> reads starting there
+	reads  atomic.Int64
+	bytes  atomic.Int64
+}
+
+func newMemStorage(files map[string]int) *memStorage {
+	m := &memStorage{objects: map[string][]byte{}, readAt: map[string]int{}}
+	for path, size := range files {
+		data := make([]byte, size)
+		rng := rand.New(rand.NewPCG(uint64(size), 7))
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		m.objects[path] = data
+	}
+	return m
+}
+
+func (m *memStorage) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
+	m.reads.Add(1)
+	m.mu.Lock()
+	m.readAt[path+"@"+string(rune(off/testBlock))]++
+	m.mu.Unlock()
+	data := m.objects[path]
+	end := min(off+n, int64(len(data)))
+	m.bytes.Add(end - off)
+	return bytes.Clone(data[off:end]), nil
+}
+
+func (m *memStorage) readsOf(path string, off int64) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.readAt[path+"@"+string(rune(off/testBlock))]
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 6000; i++ { // bounded: a minute at most
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("gave up waiting for %s", what)
+}
+
+// A sequential reader's next blocks are fetched before it asks for them,
+// and a read of a prefetched block goes to no storage.
+func TestReadAheadPrefetchesSequentialReads(t *testing.T) {
+	st := newMemStorage(map[string]int{"big.bin": 5*testBlock + 123})
+	files := New(context.Background(), st, Options{BlockSize: testBlock})
+	defer files.Close()
+	r := files.Open("big.bin", int64(len(st.objects["big.bin"])), nil)
+	defer r.Close()
+	buf := make([]byte, testBlock)
+	for off := int64(0); off < 2*testBlock; off += testBlock {
+		if _, err := r.Read(context.Background(), buf, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitUntil(t, "read-ahead of blocks 2 and 3", func() bool {
+		_, ok2 := files.blocks.Get(blockKey("big.bin", 2))
+		_, ok3 := files.blocks.Get(blockKey("big.bin", 3))
+		return ok2 && ok3
+	})
+	before := st.readsOf("big.bin", 2*testBlock)
+	got, err := r.Read(context.Background(), buf, 2*testBlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, st.objects["big.bin"][2*testBlock:3*testBlock]) {
+		t.Fatal("prefetched block has wrong bytes")
+	}
+	if st.readsOf("big.bin", 2*testBlock) != before {
+		t.Error("read of a prefetched block went to storage")
+	}
+}
+
+// TestReadsSpanningBlocksFetchEachOnce: a read covering several blocks (as
+// direct-I/O reads of 1 MiB over smaller blocks do) keeps the blocks it
+// covers, read ahead or not, so that a sequential reader fetches every
+// block exactly once even with no block cache to fall back on.
+func TestReadsSpanningBlocksFetchEachOnce(t *testing.T) {
+	readSequentially(t, 20*testBlock+99, 3*testBlock, 4)
+}
+
+// TestSequentialReadAheadAsksForSpans: once a reader is sequential, its
+// read-ahead asks for several blocks per request (at most half the
+// window), and still fetches every byte exactly once.
+func TestSequentialReadAheadAsksForSpans(t *testing.T) {
+	// 49 blocks: the first few one at a time while the window grows, then
+	// spans of 4.
+	if n := readSequentially(t, 48*testBlock+777, testBlock/2, 8); n > 20 {
+		t.Errorf("%d requests for 49 blocks read in sequence", n)
+	}
+}
+
+// readSequentially reads a file of size bytes front to back through one
+// reader without a block cache, in reads of n bytes, checks the bytes and
+// that every byte was fetched once (possibly several blocks per request).
+// It returns the requests made.
+func readSequentially(t *testing.T, size, n, readAhead int) int64 {
+	t.Helper()
+	st := newMemStorage(map[string]int{"f": size})
+	files := New(context.Background(), st, Options{BlockSize: testBlock, CacheBytes: -1, ReadAhead: readAhead})
+	defer files.Close()
+	r := files.Open("f", int64(size), nil)
+	defer r.Close()
+	want := st.objects["f"]
+	buf := make([]byte, n)
+	var got []byte
+	for off := int64(0); off < int64(len(want)); off += int64(n) {
+		b, err := r.Read(context.Background(), buf, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, b...)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes differing from the %d stored", len(got), len(want))
+	}
+	if d := st.bytes.Load(); d != int64(len(want)) {
+		t.Errorf("fetched %d bytes for a file of %d", d, len(want))
+	}
+	return st.reads.Load()
+}
+
+// TestClosedReaderGivesBlocksBack: every block a reader held, loaded or
+// still loading, goes back to the budget once it is closed.
+func TestClosedReaderGivesBlocksBack(t *testing.T) {
+	st := newMemStorage(map[string]int{"f": 40 * testBlock})
+	files := New(context.Background(), st, Options{BlockSize: testBlock, ReadAhead: 8})
+	defer files.Close()
+	r := files.Open("f", 40*testBlock, nil)
+	buf := make([]byte, testBlock)
+	for off := int64(0); off < 6*testBlock; off += testBlock {
+		if _, err := r.Read(context.Background(), buf, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files.held.inUse() == 0 {
+		t.Fatal("a sequential reader holds no block")
+	}
+	r.Close()
+	waitUntil(t, "held blocks given back", func() bool { return files.held.inUse() == 0 })
+}

@@ -1,0 +1,68 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// Storage reads a table's objects.
+type Storage interface {
+	// ReadRange reads n bytes at off of the object at path (a
+	// replay.File.Path, or a deletion vector's relative key); fewer only
+	// at its end.
+	ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error)
+}
+
+// AbsoluteStorage is a Storage that can also read deletion vectors stored
+// at absolute paths or URIs (storage type 'p'), which it maps to objects it
+// is willing to read, or refuses.
+type AbsoluteStorage interface {
+	Storage
+	ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error)
+}
+
+// ErrNoAbsolute is returned for a deletion vector at an absolute path when
+// the Storage cannot read such paths.
+var ErrNoAbsolute = errors.New("deletion vectors at absolute paths are not readable from this table")
+
+// StoreStorage reads the objects of a table whose root is Store: data files
+// by relative path, and deletion vectors at absolute URIs only where they
+// lie under the root. Files outside the root are never read.
+type StoreStorage struct{ Store *blobstore.Store }
+
+var _ AbsoluteStorage = StoreStorage{}
+
+func (s StoreStorage) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
+	if action.IsExternal(path) {
+		return nil, fmt.Errorf("%s lies outside the table root", path)
+	}
+	return s.Store.ReadRange(ctx, path, off, n)
+}
+
+func (s StoreStorage) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {
+	key, err := action.KeyUnder(uri, s.Store.Location())
+	if err != nil {
+		return nil, fmt.Errorf("deletion vector %s: %w", uri, err)
+	}
+	return s.Store.ReadRange(ctx, key, off, n)
+}
+
+// dvStorage gives dvfilter the deletion vector files: relative keys as
+// data, absolute ones through AbsoluteStorage.
+type dvStorage struct{ st Storage }
+
+func (s dvStorage) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if strings.HasPrefix(key, "/") || action.IsExternal(key) { // a 'p' vector
+		abs, ok := s.st.(AbsoluteStorage)
+		if !ok {
+			return nil, fmt.Errorf("%s: %w", key, ErrNoAbsolute)
+		}
+		return abs.ReadAbsolute(ctx, key, off, n)
+	}
+	return s.st.ReadRange(ctx, key, off, n)
+}

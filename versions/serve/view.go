@@ -1,0 +1,53 @@
+package serve
+
+import (
+	"context"
+
+	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/replay"
+)
+
+// NeedsView says whether a file is served as a view rather than as
+// stored: it has a deletion vector, or its columns are renamed (rn).
+func NeedsView(f *replay.File, rn *dvfilter.Rename) bool { return f.DV != nil || rn != nil }
+
+// View returns the view of f with its columns renamed by rn (nil: as
+// stored), building it on first use (dvfilter.Views caches it).
+func (fs *Files) View(ctx context.Context, f *replay.File, rn *dvfilter.Rename) (*dvfilter.View, error) {
+	v, err := fs.views.Get(ctx, f, rn)
+	if err != nil {
+		return nil, err
+	}
+	fs.sizes.Set(viewKey(f, rn), v.Size())
+	return v, nil
+}
+
+// ServedSize is the size f is served with: its stored size, or its view's.
+// A view that keeps the stored size (sameSize: only renamed, footer
+// padded) needs no build; another is built unless its size is cached.
+func (fs *Files) ServedSize(ctx context.Context, f *replay.File, rn *dvfilter.Rename, sameSize bool) (int64, error) {
+	if !NeedsView(f, rn) || (f.DV == nil && sameSize) {
+		return max(f.Size, 0), nil
+	}
+	if size, ok := fs.sizes.Get(viewKey(f, rn)); ok {
+		return size, nil
+	}
+	v, err := fs.View(ctx, f, rn)
+	if err != nil {
+		return 0, err
+	}
+	return v.Size(), nil
+}
+
+// viewKey names the view of a data file: by path, deletion vector and
+// the Rename's key.
+func viewKey(f *replay.File, rn *dvfilter.Rename) string {
+	k := f.Path
+	if f.DV != nil {
+		k += "\x00" + f.DV.UniqueID()
+	}
+	if rn != nil {
+		k += "\x00" + rn.Key
+	}
+	return k
+}
