@@ -59,7 +59,7 @@ func (n *fileNode) fillAttr(out *fuse.Attr) {
 	out.Nlink = 1
 	out.Size = uint64(n.size)
 	out.Blocks = (out.Size + 511) / 512
-	out.Blksize = uint32(n.root.opts.BlockSize)
+	out.Blksize = uint32(n.root.files.BlockSize())
 	t := msTime(n.f.ModTime)
 	out.SetTimes(&t, &t, &t)
 }

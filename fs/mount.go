@@ -88,15 +88,6 @@ func (o Options) withDefaults() Options {
 	setDur(&o.LatestEntryTimeout, time.Second)
 	setDur(&o.LatestAttrTimeout, time.Second)
 	setDur(&o.RefreshInterval, 5*time.Second)
-	if o.BlockSize <= 0 {
-		o.BlockSize = 1 << 20
-	}
-	if o.CacheBytes == 0 {
-		o.CacheBytes = 256 << 20
-	}
-	if o.ReadAhead == 0 {
-		o.ReadAhead = 2
-	}
 	if o.Logger == nil {
 		o.Logger = log.Default()
 	}

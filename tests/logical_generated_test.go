@@ -19,36 +19,35 @@ import (
 // logicalRowV1 is a row of a column-mapped generated table read by
 // logical names, before the rename and the drop.
 type logicalRowV1 struct {
-	ID   int64   `parquet:"id"`
-	Name *string `parquet:"name,optional"`
-	Gone string  `parquet:"gone"`
-	S    struct {
-		X int64  `parquet:"x"`
-		Y string `parquet:"y"`
-	} `parquet:"s"`
-	Tags []struct {
-		K string `parquet:"k"`
-	} `parquet:"tags,list"`
-	M map[string]struct {
-		V int64 `parquet:"v"`
-	} `parquet:"m"`
+	ID   int64                 `parquet:"id"`
+	Name *string               `parquet:"name,optional"`
+	Gone string                `parquet:"gone"`
+	S    logicalS              `parquet:"s"`
+	Tags []logicalTag          `parquet:"tags,list"`
+	M    map[string]logicalVal `parquet:"m"`
 }
 
 // logicalRowV2 is the same row after name was renamed full_name and gone
 // dropped.
 type logicalRowV2 struct {
-	ID       int64   `parquet:"id"`
-	FullName *string `parquet:"full_name,optional"`
-	S        struct {
-		X int64  `parquet:"x"`
-		Y string `parquet:"y"`
-	} `parquet:"s"`
-	Tags []struct {
-		K string `parquet:"k"`
-	} `parquet:"tags,list"`
-	M map[string]struct {
-		V int64 `parquet:"v"`
-	} `parquet:"m"`
+	ID       int64                 `parquet:"id"`
+	FullName *string               `parquet:"full_name,optional"`
+	S        logicalS              `parquet:"s"`
+	Tags     []logicalTag          `parquet:"tags,list"`
+	M        map[string]logicalVal `parquet:"m"`
+}
+
+type logicalS struct {
+	X int64  `parquet:"x"`
+	Y string `parquet:"y"`
+}
+
+type logicalTag struct {
+	K string `parquet:"k"`
+}
+
+type logicalVal struct {
+	V int64 `parquet:"v"`
 }
 
 var (

@@ -38,6 +38,19 @@ func parseFlags(fs *pflag.FlagSet, args []string, positional string, n int, stde
 	return nil
 }
 
+// openSnapshot opens the table at location and builds version v (a
+// negative v: the latest).
+func openSnapshot(ctx context.Context, location string, v int64) (*replay.Snapshot, error) {
+	t, err := openTable(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	if v < 0 {
+		v = t.Latest()
+	}
+	return t.Snapshot(ctx, v)
+}
+
 // openTable opens the table at location.
 func openTable(ctx context.Context, location string) (*versions.Table, error) {
 	st, err := blobstore.Open(ctx, location)
@@ -91,15 +104,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, "TABLE", 1, stderr); err != nil {
 		return err
 	}
-	t, err := openTable(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	v := *version
-	if v < 0 {
-		v = t.Latest()
-	}
-	snap, err := t.Snapshot(ctx, v)
+	snap, err := openSnapshot(ctx, fs.Arg(0), *version)
 	if err != nil {
 		return err
 	}

@@ -35,15 +35,7 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, "TABLE", 1, stderr); err != nil {
 		return err
 	}
-	t, err := openTable(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	v := *version
-	if v < 0 {
-		v = t.Latest()
-	}
-	snap, err := t.Snapshot(ctx, v)
+	snap, err := openSnapshot(ctx, fs.Arg(0), *version)
 	if err != nil {
 		return err
 	}
@@ -77,7 +69,7 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if mode == "" {
 		mode = "none"
 	}
-	fmt.Fprintf(w, "# v%d, column mapping: %s\n", v, mode)
+	fmt.Fprintf(w, "# v%d, column mapping: %s\n", snap.Version, mode)
 	for _, c := range cols {
 		line := fmt.Sprintf("%s%s\t%s", strings.Repeat("  ", len(c.Path)-1), c.Path[len(c.Path)-1], c.Type)
 		if c.Physical != c.Path[len(c.Path)-1] {
