@@ -6,7 +6,8 @@ expected/ folder (the latest version's rows), `deltafs mount` the table and read
   - pyarrow: pyarrow.dataset over the directory, hive partitioning, partition
     columns read as strings;
   - DuckDB: read_parquet('v/<N>/**/*.parquet', hive_partitioning=true,
-    hive_types_autocast=false, union_by_name=true).
+    hive_types_autocast=false, union_by_name=true);
+  - Polars, on column-mapped tables: scan_parquet('v/<N>/**/*.parquet', hive_partitioning=True).
 The rows are compared with expected exactly, as sorted multisets: every non-partition
 column (the reader's values cast to the expected type), plus the partition columns
 whose expected type prints as its directory value (strings, integers, booleans, dates,
@@ -48,6 +49,7 @@ class Case:
     expected: list[str]    # expected Parquet files, relative to testdata
     partition_columns: list[str] = field(default_factory=list)
     skip: str = ""         # reason, if the case cannot be checked
+    column_mapping: str = ""  # "name" or "id" when the table maps its columns
 
 
 def _inventory(td: Path) -> dict[str, dict]:
@@ -83,14 +85,16 @@ def _cases() -> list[Case]:
             files = sorted(str(p.relative_to(td)) for p in vdir.glob("table_content*/**/*.parquet")) or \
                 sorted(str(p.relative_to(td)) for p in vdir.glob("table_content*.parquet"))
             cases.append(Case(f"dat/{tdir.parent.name}", table, int(meta["version"]), files,
-                              (it or {}).get("partition_columns") or [], _skip_reason(it)))
+                              (it or {}).get("partition_columns") or [], _skip_reason(it),
+                              (it or {}).get("column_mapping") or ""))
     for edir in sorted((td / "delta-kernel-rs/golden_data").glob("*/expected")):
         table = str((edir.parent / "delta").relative_to(td))
         it = inv.get(table)
         files = sorted(str(p.relative_to(td)) for p in edir.glob("*.parquet"))
         version = it["latest_version"] if it else -1
         cases.append(Case(f"golden/{edir.parent.name}", table, version, files,
-                          (it or {}).get("partition_columns") or [], _skip_reason(it)))
+                          (it or {}).get("partition_columns") or [], _skip_reason(it),
+                          (it or {}).get("column_mapping") or ""))
     return cases
 
 
@@ -158,7 +162,9 @@ def _describe(case: Case) -> str:
 
 PARAMS = [
     pytest.param(case, reader, id=f"{case.label}@v{case.version}-{reader}-{_describe(case)}")
-    for case in CASES for reader in ("pyarrow", "duckdb")
+    for case in CASES
+    # Polars too where the mount renames columns (the logical view).
+    for reader in ("pyarrow", "duckdb") + (("polars",) if case.column_mapping in ("name", "id") else ())
 ] or [pytest.param(None, None, id="no-testdata")]
 
 
@@ -199,6 +205,13 @@ def _read_duckdb(vdir: Path):
         ).to_arrow_table()
     finally:
         con.close()
+
+
+def _read_polars(vdir: Path):
+    import polars as pl
+
+    return pl.scan_parquet(f"{vdir}/**/*.parquet", hive_partitioning=True, missing_columns="insert",
+                           extra_columns="ignore").collect().to_arrow()
 
 
 # --- comparing ------------------------------------------------------------------------
@@ -277,6 +290,8 @@ def test_mounted_version_reads_expected_rows(case: Case | None, reader: str | No
         return
     if reader == "pyarrow":
         actual = _read_pyarrow(vdir, case.partition_columns)
+    elif reader == "polars":
+        actual = _read_polars(vdir)
     else:
         actual = _read_duckdb(vdir)
     _compare(expected, actual, data, cmp_parts, where)
