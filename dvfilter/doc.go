@@ -1,7 +1,9 @@
 // Package dvfilter owns Delta Lake deletion vectors: where a vector lives
 // (descriptor), how it is encoded (Z85 text, the RoaringBitmapArray binary
 // format, the on-disk framing with size and CRC-32), and the decoded set of
-// deleted row indexes (Vector) that a filtered Parquet view is built on.
+// deleted row indexes (Vector) that a filtered Parquet view is built on. The
+// view itself is dvfilter/parquetview, which takes a Vector as the rows to
+// leave out; versions/serve caches vectors and views.
 //
 // The flow is:
 //

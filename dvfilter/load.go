@@ -101,3 +101,27 @@ func readFramed(ctx context.Context, st Storage, loc Location) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// Check verifies a decoded vector against the promises of a descriptor
+// (its cardinality and maxRowIndex). A cached vector is found by the
+// descriptor's unique id, which names the bytes, not the other fields: it
+// is checked against each descriptor that asks for it.
+func Check(v *Vector, dv *action.DeletionVector) error {
+	if v.Cardinality() != uint64(max(dv.Cardinality, 0)) {
+		return fmt.Errorf("deletion vector %s holds %d rows, descriptor says %d: %w",
+			Describe(dv), v.Cardinality(), dv.Cardinality, ErrCardinalityMismatch)
+	}
+	if m, ok := v.Max(); ok && dv.MaxRowIndex != nil && m > uint64(max(*dv.MaxRowIndex, 0)) {
+		return fmt.Errorf("deletion vector %s deletes row %d past maxRowIndex %d: %w",
+			Describe(dv), m, *dv.MaxRowIndex, ErrCardinalityMismatch)
+	}
+	return nil
+}
+
+// Describe names a vector in error messages without dumping inline data.
+func Describe(dv *action.DeletionVector) string {
+	if dv.StorageType == string(StorageInline) {
+		return fmt.Sprintf("inline, %d rows", dv.Cardinality)
+	}
+	return fmt.Sprintf("%q, %d rows", dv.UniqueID(), dv.Cardinality)
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay/action"
 )
 
@@ -71,9 +72,9 @@ func TestDVFileServesFilteredParquet(t *testing.T) {
 	}
 	src := tbl.content("dv.parquet")
 	vec := dvfilter.NewVector(3, 4, 7, 11, 18, 29)
-	v, err := dvfilter.Build(context.Background(), dvfilter.RangeReaderFunc(func(_ context.Context, off, n int64) ([]byte, error) {
+	v, err := parquetview.Build(context.Background(), parquetview.RangeReaderFunc(func(_ context.Context, off, n int64) ([]byte, error) {
 		return src[off:min(off+n, int64(len(src)))], nil
-	}), int64(len(src)), vec, dvfilter.BuildOptions{})
+	}), int64(len(src)), vec, parquetview.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions/layout"
 	"github.com/deltafs/deltafs/versions/serve"
@@ -29,10 +29,10 @@ type fileNode struct {
 
 	root     *root
 	version  int64
-	name     string           // served path inside the version
-	f        *replay.File     // points into the snapshot; immutable
-	rename   *dvfilter.Rename // the served column names; nil: as stored
-	sameSize bool             // a renamed file keeps its stored size
+	name     string              // served path inside the version
+	f        *replay.File        // points into the snapshot; immutable
+	rename   *parquetview.Rename // the served column names; nil: as stored
+	sameSize bool                // a renamed file keeps its stored size
 	ino      uint64
 	size     int64 // served size: f.Size, or the view's size; set before the node is used
 }
@@ -119,7 +119,7 @@ func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, 
 	}
 	h, _ := fh.(*fileHandle)
 	if h == nil || h.reader == nil {
-		var v *dvfilter.View
+		var v *parquetview.View
 		if n.needsView() {
 			var errno syscall.Errno
 			if v, errno = n.view(ctx); errno != 0 {
@@ -157,7 +157,7 @@ func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
 }
 
 // view returns the view of the node's file, logging a failure.
-func (n *fileNode) view(ctx context.Context) (*dvfilter.View, syscall.Errno) {
+func (n *fileNode) view(ctx context.Context) (*parquetview.View, syscall.Errno) {
 	v, err := n.root.files.View(ctx, n.f, n.rename)
 	if err != nil {
 		return nil, n.viewFailed(err)

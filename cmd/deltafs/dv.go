@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/deltafs/deltafs/blobstore"
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions/serve"
 )
@@ -37,7 +37,7 @@ func (s *servedSizes) Close() {
 // `ls --json`, opening *s on first use. A file that cannot be served gets
 // no size and a line on stderr; only a failure to open the table is an
 // error.
-func servedSize(ctx context.Context, s **servedSizes, location string, f *action.File, rn *dvfilter.Rename, stderr io.Writer) (*int64, error) {
+func servedSize(ctx context.Context, s **servedSizes, location string, f *action.File, rn *parquetview.Rename, stderr io.Writer) (*int64, error) {
 	if *s == nil {
 		ss, err := newServedSizes(ctx, location)
 		if err != nil {

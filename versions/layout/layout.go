@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
 )
@@ -28,7 +28,7 @@ type Version struct {
 	// Rename gives the served files their logical column names; nil when
 	// the stored names are served (no column mapping, or the physical
 	// layout).
-	Rename *dvfilter.Rename
+	Rename *parquetview.Rename
 	// SameSize says that a file served through Rename keeps its stored
 	// size (its footer never grows: no logical name is longer than its
 	// physical one), so its size is known without reading it.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay/action"
 )
 
@@ -21,7 +21,7 @@ func mappingMode(md *action.Metadata) string {
 // renameOf returns the Rename that gives a column-mapped table's files
 // their logical names at this metadata (nil without column mapping), and
 // whether renamed files surely keep their stored size.
-func renameOf(md *action.Metadata) (*dvfilter.Rename, bool, error) {
+func renameOf(md *action.Metadata) (*parquetview.Rename, bool, error) {
 	mode := mappingMode(md)
 	if mode == "" {
 		return nil, false, nil
@@ -44,15 +44,15 @@ func renameOf(md *action.Metadata) (*dvfilter.Rename, bool, error) {
 	h.Write([]byte(mode))
 	h.Write([]byte{0})
 	h.Write([]byte(md.SchemaString))
-	rn := &dvfilter.Rename{ByID: mode == "id", Columns: columns(top), Key: fmt.Sprintf("%016x", h.Sum64())}
+	rn := &parquetview.Rename{ByID: mode == "id", Columns: columns(top), Key: fmt.Sprintf("%016x", h.Sum64())}
 	// In id mode the stored names are whatever the writer chose: only
 	// reading the footer tells its size.
 	return rn, mode == "name" && notLonger(top), nil
 }
 
 // columns converts schema fields to the Rename's columns.
-func columns(fields []Field) []dvfilter.Column {
-	out := make([]dvfilter.Column, len(fields))
+func columns(fields []Field) []parquetview.Column {
+	out := make([]parquetview.Column, len(fields))
 	for i, f := range fields {
 		out[i] = column(f.Type)
 		out[i].Name, out[i].Physical, out[i].ID = f.Name, f.Physical, f.ID
@@ -60,16 +60,16 @@ func columns(fields []Field) []dvfilter.Column {
 	return out
 }
 
-func column(t Type) dvfilter.Column {
+func column(t Type) parquetview.Column {
 	switch t.Kind {
 	case Struct:
-		return dvfilter.Column{Kind: dvfilter.StructColumn, Children: columns(t.Fields)}
+		return parquetview.Column{Kind: parquetview.StructColumn, Children: columns(t.Fields)}
 	case Array:
-		return dvfilter.Column{Kind: dvfilter.ListColumn, Children: []dvfilter.Column{column(*t.Element)}}
+		return parquetview.Column{Kind: parquetview.ListColumn, Children: []parquetview.Column{column(*t.Element)}}
 	case Map:
-		return dvfilter.Column{Kind: dvfilter.MapColumn, Children: []dvfilter.Column{column(*t.Key), column(*t.Value)}}
+		return parquetview.Column{Kind: parquetview.MapColumn, Children: []parquetview.Column{column(*t.Key), column(*t.Value)}}
 	}
-	return dvfilter.Column{Kind: dvfilter.LeafColumn}
+	return parquetview.Column{Kind: parquetview.LeafColumn}
 }
 
 // notLonger reports whether no field, at any depth, has a logical name

@@ -7,7 +7,7 @@
 // The flow of a read:
 //
 //	Files.Open --> Reader.Read --> held block | cache (GetOrLoad) | one ranged read (Storage)
-//	                          \--> view (dvfilter.View): its own bytes, or source ranges read as above
+//	                          \--> view (parquetview.View): its own bytes, or source ranges read as above
 //
 // Storage is the one door to the table's objects (StoreStorage adapts a
 // blobstore.Store); everything here is safe for concurrent use, and no

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/deltafs/deltafs/cache"
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 )
 
 // Options tune Files. The zero value of every field means its default.
@@ -47,7 +47,7 @@ type Files struct {
 	opts Options
 
 	blocks *cache.Cache[string, []byte] // data file blocks, keyed by blockKey
-	views  *dvfilter.Views              // views of files with deletion vectors or renamed columns
+	views  *views                       // views of files with deletion vectors or renamed columns
 	sizes  *cache.Cache[string, int64]  // served sizes of views, keyed by viewKey
 	held   *blockBudget                 // blocks held by open readers
 
@@ -66,10 +66,7 @@ func New(ctx context.Context, st Storage, opts Options) *Files {
 		sizes:  cache.New[string, int64](1<<20, nil), // about a million sizes
 		held:   newBlockBudget(2 * (max(o.ReadAhead, 0) + 2)),
 	}
-	f.views = dvfilter.NewViews(st, dvStorage{st}, dvfilter.ViewsOptions{
-		CacheBytes: o.ViewCacheBytes,
-		Build:      dvfilter.BuildOptions{SpillDir: o.SpillDir},
-	})
+	f.views = newViews(st, o.ViewCacheBytes, parquetview.BuildOptions{SpillDir: o.SpillDir})
 	f.ctx, f.cancel = context.WithCancel(ctx)
 	return f
 }
@@ -82,6 +79,6 @@ func (f *Files) BlockSize() int64 { return f.opts.BlockSize }
 func (f *Files) Close() {
 	f.cancel()
 	f.blocks.Close()
-	f.views.Close()
+	f.views.close()
 	f.sizes.Close()
 }

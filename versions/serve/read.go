@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 )
 
 // Read returns the bytes of [off, off+len(dest)) of what the reader serves
@@ -67,8 +67,8 @@ func (h *Reader) readView(ctx context.Context, dest []byte, off int64) ([]byte, 
 }
 
 // source reads ranges of the stored file through the reader's blocks.
-func (h *Reader) source() dvfilter.RangeReader {
-	return dvfilter.RangeReaderFunc(func(ctx context.Context, off, ln int64) ([]byte, error) {
+func (h *Reader) source() parquetview.RangeReader {
+	return parquetview.RangeReaderFunc(func(ctx context.Context, off, ln int64) ([]byte, error) {
 		end := min(off+ln, h.size)
 		if off < 0 || off >= end {
 			return nil, nil

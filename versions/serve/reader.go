@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 )
 
 // Reader is one open of a data file. It tracks whether its reader moves
@@ -21,9 +21,9 @@ import (
 // held across storage I/O).
 type Reader struct {
 	files *Files
-	path  string         // the stored file
-	size  int64          // its size per the log
-	view  *dvfilter.View // nil: the stored bytes are served; immutable
+	path  string            // the stored file
+	size  int64             // its size per the log
+	view  *parquetview.View // nil: the stored bytes are served; immutable
 
 	ctx    context.Context    // read-ahead of this open
 	cancel context.CancelFunc // ends ctx at Close
@@ -39,7 +39,7 @@ type Reader struct {
 
 // Open returns a reader of the data file at path, size bytes long per the
 // log, serving view when it is not nil (Files.View), else the stored bytes.
-func (f *Files) Open(path string, size int64, view *dvfilter.View) *Reader {
+func (f *Files) Open(path string, size int64, view *parquetview.View) *Reader {
 	ctx, cancel := context.WithCancel(f.ctx)
 	return &Reader{files: f, path: path, size: max(size, 0), view: view, ctx: ctx, cancel: cancel}
 }

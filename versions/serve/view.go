@@ -3,18 +3,18 @@ package serve
 import (
 	"context"
 
-	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
 )
 
 // NeedsView says whether a file is served as a view rather than as
 // stored: it has a deletion vector, or its columns are renamed (rn).
-func NeedsView(f *replay.File, rn *dvfilter.Rename) bool { return f.DV != nil || rn != nil }
+func NeedsView(f *replay.File, rn *parquetview.Rename) bool { return f.DV != nil || rn != nil }
 
 // View returns the view of f with its columns renamed by rn (nil: as
 // stored), building it on first use (dvfilter.Views caches it).
-func (fs *Files) View(ctx context.Context, f *replay.File, rn *dvfilter.Rename) (*dvfilter.View, error) {
-	v, err := fs.views.Get(ctx, f, rn)
+func (fs *Files) View(ctx context.Context, f *replay.File, rn *parquetview.Rename) (*parquetview.View, error) {
+	v, err := fs.views.get(ctx, f, rn)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (fs *Files) View(ctx context.Context, f *replay.File, rn *dvfilter.Rename) 
 // ServedSize is the size f is served with: its stored size, or its view's.
 // A view that keeps the stored size (sameSize: only renamed, footer
 // padded) needs no build; another is built unless its size is cached.
-func (fs *Files) ServedSize(ctx context.Context, f *replay.File, rn *dvfilter.Rename, sameSize bool) (int64, error) {
+func (fs *Files) ServedSize(ctx context.Context, f *replay.File, rn *parquetview.Rename, sameSize bool) (int64, error) {
 	if !NeedsView(f, rn) || (f.DV == nil && sameSize) {
 		return max(f.Size, 0), nil
 	}
@@ -41,7 +41,7 @@ func (fs *Files) ServedSize(ctx context.Context, f *replay.File, rn *dvfilter.Re
 
 // viewKey names the view of a data file: by path, deletion vector and
 // the Rename's key.
-func viewKey(f *replay.File, rn *dvfilter.Rename) string {
+func viewKey(f *replay.File, rn *parquetview.Rename) string {
 	k := f.Path
 	if f.DV != nil {
 		k += "\x00" + f.DV.UniqueID()

@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"github.com/parquet-go/parquet-go/encoding/thrift"

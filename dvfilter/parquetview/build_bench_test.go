@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/deltafs/deltafs/dvfilter"
 )
 
 type benchRow struct {
@@ -49,7 +51,7 @@ func benchFile(b *testing.B, groups, n int) []byte {
 func BenchmarkBuildRewrite(b *testing.B) {
 	data := benchFile(b, 1, 100_000)
 	src := &bytesSource{data: data}
-	vec := NewVector(1, 5000, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 99_999)
+	vec := dvfilter.NewVector(1, 5000, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 99_999)
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -64,7 +66,7 @@ func BenchmarkBuildRewrite(b *testing.B) {
 func BenchmarkBuildRewriteSpill(b *testing.B) {
 	data := benchFile(b, 1, 100_000)
 	src := &bytesSource{data: data}
-	vec := NewVector(1, 5000, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 99_999)
+	vec := dvfilter.NewVector(1, 5000, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 99_999)
 	b.SetBytes(int64(len(data)))
 	dir := b.TempDir()
 	b.ResetTimer()

@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/deltafs/deltafs/dvfilter"
 )
 
 // FuzzBuildView feeds Build arbitrary files and vectors. It must never
@@ -20,7 +22,7 @@ func FuzzBuildView(f *testing.F) {
 	f.Add(writeGroups(f, &parquet.Uncompressed, 4), uint64(1), uint64(2), uint64(1<<33))
 	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"), uint64(0), uint64(0), uint64(0))
 	f.Fuzz(func(t *testing.T, data []byte, a, b, c uint64) {
-		vec := NewVector(a%64, b%64, c)
+		vec := dvfilter.NewVector(a%64, b%64, c)
 		src := &bytesSource{data: data}
 		v, err := Build(context.Background(), src, int64(len(data)), vec, BuildOptions{SpillDir: t.TempDir()})
 		if err != nil {

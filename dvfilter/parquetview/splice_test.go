@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter"
 )
 
 // spliceRow has no repeated column, so row groups of it go through the
@@ -209,7 +211,7 @@ func TestSplicePages(t *testing.T) {
 				slices.Sort(deleted)
 				deleted = slices.Compact(deleted)
 				src := &bytesSource{data: data}
-				v, err := Build(context.Background(), src, int64(len(data)), NewVector(deleted...), BuildOptions{SpillDir: t.TempDir()})
+				v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(deleted...), BuildOptions{SpillDir: t.TempDir()})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -297,11 +299,8 @@ func checkSpliceStats(t testing.TB, data []byte, only int) {
 // .venv), when present, and compares every row and the footer's counts.
 func checkPyarrow(t *testing.T, data []byte, want []spliceRow, groupRows []int64) {
 	t.Helper()
-	py, err := filepath.Abs("../.venv/bin/python")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(py); err != nil {
+	py := venvPython(t)
+	if py == "" {
 		t.Log("no .venv: pyarrow check skipped")
 		return
 	}
@@ -381,12 +380,9 @@ json.dump({"num_rows": md.num_rows, "groups": groups, "rows": rows}, sys.stdout)
 // encodings, v1 and v2 pages, nulls) and has pyarrow compare the result
 // with the source minus the deleted rows.
 func TestSplicePyarrowWritten(t *testing.T) {
-	py, err := filepath.Abs("../.venv/bin/python")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no .venv")
+	py := venvPython(t)
+	if py == "" {
+		t.Skip("no .venv (make venv, or set DELTAFS_PYTHON)")
 	}
 	const gen = `
 import sys, pyarrow as pa, pyarrow.parquet as pq
@@ -455,7 +451,7 @@ print("ok")
 					t.Fatal(err)
 				}
 				src := &bytesSource{data: data}
-				v, err := Build(context.Background(), src, int64(len(data)), NewVector(dels...), BuildOptions{SpillDir: dir})
+				v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(dels...), BuildOptions{SpillDir: dir})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -506,4 +502,21 @@ print("ok")
 			})
 		}
 	}
+}
+
+// venvPython is the test venv's interpreter (DELTAFS_PYTHON, else the
+// repository's .venv), or "" when there is none.
+func venvPython(t *testing.T) string {
+	t.Helper()
+	py := os.Getenv("DELTAFS_PYTHON")
+	if py == "" {
+		var err error
+		if py, err = filepath.Abs("../../.venv/bin/python"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(py); err != nil {
+		return ""
+	}
+	return py
 }

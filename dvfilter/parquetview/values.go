@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ type splicedChunk struct {
 // first) page by page. It returns an error wrapping errNoSplice when the
 // row group needs the whole-row-group path; any other error is final.
 // Nothing is added to b unless it succeeds.
-func spliceRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, md *format.FileMetaData, rg *format.RowGroup, first int64, vec *Vector, dataEnd int64) (format.RowGroup, int, error) {
+func spliceRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, md *format.FileMetaData, rg *format.RowGroup, first int64, vec Rows, dataEnd int64) (format.RowGroup, int, error) {
 	lv, err := leaves(md.Schema)
 	if err != nil {
 		return format.RowGroup{}, 0, fmt.Errorf("%v: %w", err, errNoSplice)

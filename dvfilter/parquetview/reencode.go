@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"bufio"
@@ -22,7 +22,7 @@ type reencoder struct {
 	ctx  context.Context
 	src  RangeReader
 	size int64
-	vec  *Vector
+	vec  Rows
 	opts BuildOptions
 
 	pf    *parquet.File
@@ -95,7 +95,7 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 		writeSchema(pf.Schema()),
 		parquet.Compression(codec),
 		parquet.DataPageVersion(1), // what every reader understands
-		parquet.CreatedBy("deltafs", "dvfilter", "reencode"),
+		parquet.CreatedBy("deltafs", "parquetview", "reencode"),
 	}
 	var (
 		mem  bytes.Buffer

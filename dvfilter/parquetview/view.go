@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"context"
@@ -84,7 +84,7 @@ func (v *View) SourceOffset(off int64) (int64, bool) {
 // only at the end of the view, with io.EOF.
 func (v *View) ReadAt(ctx context.Context, src RangeReader, p []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, fmt.Errorf("dvfilter: negative offset %d", off)
+		return 0, fmt.Errorf("parquet view: negative offset %d", off)
 	}
 	done := 0
 	for i := v.find(off); i < len(v.segs) && done < len(p); i++ {
@@ -97,7 +97,7 @@ func (v *View) ReadAt(ctx context.Context, src RangeReader, p []byte, off int64)
 			copy(dst, s.data[lo:lo+n])
 		case s.spilled:
 			if _, err := v.spill.ReadAt(dst, s.src+lo); err != nil {
-				return done, fmt.Errorf("dvfilter: read spill file: %w", err)
+				return done, fmt.Errorf("parquet view: read spill file: %w", err)
 			}
 		default:
 			b, err := readFull(ctx, src, s.src+lo, n)

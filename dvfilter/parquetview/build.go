@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"context"
@@ -34,8 +34,9 @@ func (o BuildOptions) withDefaults() BuildOptions {
 	return o
 }
 
-// Build makes the filtered view of a Parquet data file of size bytes, read
-// through src, without the rows vec deletes.
+// Build makes the view of a Parquet data file of size bytes, read through
+// src, without the rows in vec (nil: none), with the columns opts.Rename
+// serves (nil: as stored).
 //
 // It reads the footer (usually one ranged read of the file's tail) and
 // decides per row group: a row group that loses no row is copied byte for
@@ -55,15 +56,15 @@ func (o BuildOptions) withDefaults() BuildOptions {
 //
 // A vector that deletes a row the file does not have is an error wrapping
 // ErrRowOutOfRange; a file Build cannot use, one wrapping ErrParquet.
-func Build(ctx context.Context, src RangeReader, size int64, vec *Vector, opts BuildOptions) (*View, error) {
+func Build(ctx context.Context, src RangeReader, size int64, vec Rows, opts BuildOptions) (*View, error) {
 	v, err := build(ctx, src, size, vec, opts.withDefaults())
 	if err != nil {
-		return nil, fmt.Errorf("dvfilter: filter Parquet file: %w", err)
+		return nil, fmt.Errorf("parquet view: %w", err)
 	}
 	return v, nil
 }
 
-func build(ctx context.Context, src RangeReader, size int64, vec *Vector, opts BuildOptions) (_ *View, err error) {
+func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts BuildOptions) (_ *View, err error) {
 	defer func() {
 		// parquet-go may panic on a malformed file; that is a bad file, not
 		// a reason to take the mount down.
@@ -72,7 +73,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec *Vector, opts B
 		}
 	}()
 	if vec == nil {
-		vec = &Vector{}
+		vec = noRows{}
 	}
 	md, dataEnd, err := readFooter(ctx, src, size)
 	if err != nil {

@@ -1,4 +1,4 @@
-package dvfilter
+package parquetview
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter"
 )
 
 // viewRow has columns out of alphabetical order, an optional column and a
@@ -144,7 +146,7 @@ func TestBuildView(t *testing.T) {
 			codec := codecs[len(c.name)%len(codecs)]
 			t.Run(fmt.Sprintf("%s/%s/spill=%v", c.name, codec, spill < 0), func(t *testing.T) {
 				src := &bytesSource{data: writeGroups(t, codec, groups...)}
-				v, err := Build(context.Background(), src, int64(len(src.data)), NewVector(c.deleted...),
+				v, err := Build(context.Background(), src, int64(len(src.data)), dvfilter.NewVector(c.deleted...),
 					BuildOptions{SpillDir: t.TempDir(), SpillThreshold: spill})
 				if err != nil {
 					t.Fatal(err)
@@ -253,7 +255,7 @@ func TestBuildCopiesUntouchedRowGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Build(context.Background(), src, int64(len(src.data)), NewVector(10), BuildOptions{})
+	v, err := Build(context.Background(), src, int64(len(src.data)), dvfilter.NewVector(10), BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +300,7 @@ func TestBuildRowsPast32Bits(t *testing.T) {
 	}
 	src := &bytesSource{data: append(slices.Clone(orig[:start]), tail...)}
 	v, err := Build(context.Background(), src, int64(len(src.data)),
-		NewVector(uint64(big)+3, uint64(big)+99), BuildOptions{})
+		dvfilter.NewVector(uint64(big)+3, uint64(big)+99), BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,15 +338,15 @@ func TestBuildErrors(t *testing.T) {
 		name string
 		data []byte
 		size int64
-		vec  *Vector
+		vec  *dvfilter.Vector
 		want error
 	}{
-		{"row past the end", good, int64(len(good)), NewVector(3, 20), ErrRowOutOfRange},
-		{"row past 2^32 on a small file", good, int64(len(good)), NewVector(1 << 32), ErrRowOutOfRange},
-		{"not parquet", bytes.Repeat([]byte("x"), 500), 500, NewVector(1), ErrParquet},
-		{"too small", []byte("PAR1PAR1"), 8, NewVector(1), ErrParquet},
-		{"truncated", trunc, int64(len(trunc)), NewVector(1), ErrParquet},
-		{"encrypted", append(slices.Clone(good[:len(good)-4]), "PARE"...), int64(len(good)), NewVector(1), ErrParquet},
+		{"row past the end", good, int64(len(good)), dvfilter.NewVector(3, 20), ErrRowOutOfRange},
+		{"row past 2^32 on a small file", good, int64(len(good)), dvfilter.NewVector(1 << 32), ErrRowOutOfRange},
+		{"not parquet", bytes.Repeat([]byte("x"), 500), 500, dvfilter.NewVector(1), ErrParquet},
+		{"too small", []byte("PAR1PAR1"), 8, dvfilter.NewVector(1), ErrParquet},
+		{"truncated", trunc, int64(len(trunc)), dvfilter.NewVector(1), ErrParquet},
+		{"encrypted", append(slices.Clone(good[:len(good)-4]), "PARE"...), int64(len(good)), dvfilter.NewVector(1), ErrParquet},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -355,7 +357,7 @@ func TestBuildErrors(t *testing.T) {
 		})
 	}
 	// A source shorter than its stated size is a read error, never a view.
-	if _, err := Build(context.Background(), &bytesSource{data: good[:100]}, int64(len(good)), NewVector(1), BuildOptions{}); err == nil {
+	if _, err := Build(context.Background(), &bytesSource{data: good[:100]}, int64(len(good)), dvfilter.NewVector(1), BuildOptions{}); err == nil {
 		t.Fatal("built a view of a short file")
 	}
 }
@@ -364,7 +366,7 @@ func TestBuildDeterministic(t *testing.T) {
 	src := &bytesSource{data: writeGroups(t, &parquet.Zstd, 300, 300)}
 	var prev []byte
 	for i := 0; i < 3; i++ {
-		v, err := Build(context.Background(), src, int64(len(src.data)), NewVector(7, 400), BuildOptions{SpillThreshold: int64(i - 1)})
+		v, err := Build(context.Background(), src, int64(len(src.data)), dvfilter.NewVector(7, 400), BuildOptions{SpillThreshold: int64(i - 1)})
 		if err != nil {
 			t.Fatal(err)
 		}

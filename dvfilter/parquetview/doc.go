@@ -1,0 +1,18 @@
+// Package parquetview serves a Parquet data file as a view: another valid
+// Parquet file made of byte ranges of the stored one and a few new bytes,
+// built by transforms of the stored file. Two transforms exist: leaving out
+// rows (the rows a deletion vector deletes: Build's Rows), and serving the
+// columns under other names, or fewer of them (Rename: column mapping).
+//
+// A row group that loses no row is copied byte for byte; one that loses
+// every row is dropped; one that loses some is rebuilt page by page where
+// it can be (splice.go, page.go, values.go: pages without deleted rows are
+// copied, the others re-encoded) and else decoded and re-encoded whole
+// (reencode.go). The footer is rewritten (footer.go, footer_encode.go),
+// and renamed (rename.go) when asked. A file that only loses columns'
+// names keeps every byte before its footer.
+//
+// The package reads through the narrow RangeReader the caller passes and
+// never talks to storage itself; which rows are deleted comes from Rows (a
+// decoded deletion vector: dvfilter.Vector).
+package parquetview
