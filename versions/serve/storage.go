@@ -57,7 +57,7 @@ func (s StoreStorage) ReadAbsolute(ctx context.Context, uri string, off, n int64
 type dvStorage struct{ st Storage }
 
 func (s dvStorage) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	if strings.HasPrefix(key, "/") || action.IsExternal(key) { // a 'p' vector
+	if isAbsolute(key) { // a 'p' vector
 		abs, ok := s.st.(AbsoluteStorage)
 		if !ok {
 			return nil, fmt.Errorf("%s: %w", key, ErrNoAbsolute)
@@ -65,4 +65,11 @@ func (s dvStorage) ReadRange(ctx context.Context, key string, off, n int64) ([]b
 		return abs.ReadAbsolute(ctx, key, off, n)
 	}
 	return s.st.ReadRange(ctx, key, off, n)
+}
+
+// isAbsolute tells a 'p' vector's path or URI ("/p", "file:/p",
+// "file:///p", "s3://b/p") from the relative key of a 'u' vector
+// ("ab/deletion_vector_<uuid>.bin"), which holds no ':'.
+func isAbsolute(key string) bool {
+	return strings.HasPrefix(key, "/") || strings.Contains(key, ":/")
 }

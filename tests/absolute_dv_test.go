@@ -1,0 +1,69 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/versions/serve"
+)
+
+// TestAbsoluteDeletionVectorPaths: a 'p' deletion vector whose URI lies
+// under the table root is read from it in every spelling writers use
+// (file:/p, file:///p, a bare /p, escaped or not), also when the table's
+// folder has characters that URIs escape; one outside the root is refused
+// with the reason, never read.
+func TestAbsoluteDeletionVectorPaths(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "folder&with%special char")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gen := deltagen.New(dir)
+	add, err := gen.DataFileAdd("part-0.parquet", 50, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dvs, err := gen.WriteDVFileAbsolute("dvs/abs.bin", []uint64{1, 49})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.ToSlash(filepath.Join(dir, "dvs", "abs.bin"))
+	escaped := deltagen.EncodePath(abs)
+	st, err := blobstore.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	files := serve.New(ctx, serve.StoreStorage{Store: st}, serve.Options{})
+	defer files.Close()
+	for _, uri := range []string{dvs[0].PathOrInlineDv, "file:" + escaped, "file://" + escaped, "file:///" + strings.TrimPrefix(escaped, "/"), escaped} {
+		dv := dvs[0]
+		dv.PathOrInlineDv = uri
+		f := &replay.File{Path: "part-0.parquet", Size: add.Add.Size, DV: &dv}
+		v, err := files.View(ctx, f, nil)
+		if err != nil {
+			t.Errorf("%s: %v", uri, err)
+			continue
+		}
+		if v.Deleted != 2 || v.Rows != 48 {
+			t.Errorf("%s: %d rows deleted, %d left; want 2 and 48", uri, v.Deleted, v.Rows)
+		}
+	}
+	outside := filepath.Join(t.TempDir(), "abs.bin")
+	data, _ := os.ReadFile(abs)
+	if err := os.WriteFile(outside, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dv := dvs[0]
+	dv.PathOrInlineDv = "file://" + filepath.ToSlash(outside)
+	_, err = files.View(ctx, &replay.File{Path: "part-0.parquet", Size: add.Add.Size, DV: &dv}, nil)
+	if err == nil || !strings.Contains(err.Error(), "outside the table root") {
+		t.Errorf("a vector outside the root: %v; want a refusal", err)
+	}
+}
