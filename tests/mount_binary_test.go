@@ -159,13 +159,14 @@ func (p *mountProc) wait(d time.Duration) (exitCode int, timedOut bool) {
 }
 
 // TestMountBinarySignals runs `deltafs mount`, waits for its ready line,
-// uses the mount, then sends SIGTERM (and, in a second run, SIGINT): the
-// process must exit 0 and leave nothing in /proc/mounts.
+// uses the mount, then sends SIGTERM (in other runs SIGINT, and SIGHUP as
+// a closing terminal does): the process must exit 0 and leave nothing in
+// /proc/mounts.
 func TestMountBinarySignals(t *testing.T) {
 	requireFUSE(t)
 	bin := deltafsBin(t)
 	table := filepath.Join(TestdataDir(t), "dat/reader_tests/generated/basic_partitioned/delta")
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			p := startMount(t, bin, table, dir)
