@@ -42,9 +42,8 @@ var (
 
 // newVersionDir returns the node of v/<N> for a version's layout.
 func newVersionDir(r *root, version int64, lay *layout.Version) *dirNode {
-	for _, p := range lay.Hidden {
-		// Files outside the table root have no place in the tree.
-		r.logf("v%d: not shown: %s lies outside the table root", version, p)
+	for _, h := range lay.Hidden {
+		r.logf("v%d: not shown: %s: %s", version, h.Path, h.Why)
 	}
 	d := newDir(r, version, lay.Entries, "", 0, len(lay.Entries))
 	d.lay = lay

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/deltafs/deltafs/replay"
@@ -68,4 +69,27 @@ func clashHash(stored string) string {
 	h := fnv.New32a()
 	h.Write([]byte(stored))
 	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// TestOverlongNameIsHiddenNotFatal: a file whose name has an element
+// longer than 255 bytes (which no file system can list) is left out of its
+// directory with a log line; the rest of the directory lists and reads.
+func TestOverlongNameIsHiddenNotFatal(t *testing.T) {
+	tbl := newFakeTable(t)
+	long := strings.Repeat("x", 300) + ".parquet"
+	tbl.addVersion(t, "WRITE", []fakeFile{
+		{path: "a.parquet", size: 10, modTime: mtime0},
+		{path: "d/" + long, size: 10, modTime: mtime0, missing: true},
+		{path: "d/b.parquet", size: 10, modTime: mtime0},
+	}, true)
+	m := mountFake(t, tbl, Options{})
+	if got := names(t, m.path("v/0/d")); got != "b.parquet" {
+		t.Errorf("ls v/0/d = %q, want b.parquet", got)
+	}
+	if got := names(t, m.path("v/0")); got != "a.parquet d" {
+		t.Errorf("ls v/0 = %q", got)
+	}
+	if !strings.Contains(m.logs.String(), "longer than 255 bytes") {
+		t.Errorf("no log line; log:\n%s", m.logs.String())
+	}
 }

@@ -287,9 +287,18 @@ func TestPathsEncodedAbsoluteAndEscaping(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("files %q, want %q", got, want)
 	}
+	// history.jsonl counts the files a mount shows: not the one elsewhere.
+	if h, err := table.History(context.Background()); err != nil || len(h) != 1 || h[0].Files != 2 {
+		t.Errorf("history %+v, %v; want 2 files at v0 (the one in s3://elsewhere is not served)", h, err)
+	}
+	mustCommit(t, gen, deltagen.AddFile("s3://elsewhere/t/y.parquet", 10, 1, nil, ""), deltagen.AddFile("p=b/z.parquet", 1, 1, nil, ""))
+	table, _ = openTable(t, dir)
+	if h, err := table.History(context.Background()); err != nil || len(h) != 2 || h[1].Files != 3 {
+		t.Errorf("history %+v, %v; want 3 files at v1", h, err)
+	}
 	mustCommit(t, gen, deltagen.AddFile("../outside.parquet", 1, 1, nil, ""))
 	table, _ = openTable(t, dir)
-	_, err := table.Snapshot(context.Background(), 1)
+	_, err := table.Snapshot(context.Background(), 2)
 	if err == nil || !strings.Contains(err.Error(), "leaves the table root") {
 		t.Errorf("a path with ..: want an error saying it leaves the table root, got %v", err)
 	}

@@ -14,7 +14,7 @@ type Commit struct {
 	Version   int64  `json:"version"`
 	Timestamp int64  `json:"timestamp"` // ms since the epoch
 	Operation string `json:"operation"`
-	Files     int    `json:"files"` // live data files at this version
+	Files     int    `json:"files"` // live data files at this version under the table root
 
 	changes []fileChange // the commit's file actions, for counting
 }
@@ -72,10 +72,11 @@ func (t *Table) History(ctx context.Context) ([]Commit, error) {
 	return out, nil
 }
 
-// countFiles fills in the live file count of every version by applying each
-// commit to the set of live files of the version before; a version that
-// does not follow its predecessor (the first, or one after a gap) starts
-// from its snapshot.
+// countFiles fills in the live file count of every version (files under
+// the table root: what a mount shows; files elsewhere are not served) by
+// applying each commit to the set of live files of the version before; a
+// version that does not follow its predecessor (the first, or one after a
+// gap) starts from its snapshot.
 func (t *Table) countFiles(ctx context.Context, commits []Commit) error {
 	var live map[string]bool
 	for i := range commits {
@@ -87,11 +88,13 @@ func (t *Table) countFiles(ctx context.Context, commits []Commit) error {
 			}
 			live = make(map[string]bool, len(snap.Files))
 			for _, f := range snap.Files {
-				live[action.LogicalKey(f.Path, f.DV.UniqueID())] = true
+				if !action.IsExternal(f.Path) {
+					live[action.LogicalKey(f.Path, f.DV.UniqueID())] = true
+				}
 			}
 		} else {
 			for _, ch := range c.changes {
-				if ch.add {
+				if ch.add && !action.IsExternal(ch.key) {
 					live[ch.key] = true
 				} else {
 					delete(live, ch.key)

@@ -33,9 +33,20 @@ type Version struct {
 	// size (its footer never grows: no logical name is longer than its
 	// physical one), so its size is known without reading it.
 	SameSize bool
-	// Hidden are the files not served: paths outside the table root.
-	Hidden []string
+	// Hidden are the files not served, and why: paths outside the table
+	// root, names no file system can hold.
+	Hidden []Hidden
 }
+
+// Hidden is a live file a version directory does not show.
+type Hidden struct {
+	Path string // as stored
+	Why  string
+}
+
+// nameMax is the longest name of one path element Linux allows (NAME_MAX):
+// a longer one cannot be listed or looked up.
+const nameMax = 255
 
 // Physical asks for the stored layout: stored paths and column names.
 type Physical bool
@@ -59,7 +70,7 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, physical Physical) (*V
 	for i := range snap.Files {
 		f := &snap.Files[i]
 		if action.IsExternal(f.Path) {
-			v.Hidden = append(v.Hidden, f.Path)
+			v.Hidden = append(v.Hidden, Hidden{f.Path, "it lies outside the table root"})
 			continue
 		}
 		name := f.Path
@@ -69,6 +80,10 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, physical Physical) (*V
 				return nil, fmt.Errorf("v%d: %s: %w", snap.Version, f.Path, err)
 			}
 			name = d + path.Base(f.Path)
+		}
+		if tooLong(name) {
+			v.Hidden = append(v.Hidden, Hidden{f.Path, fmt.Sprintf("a name in %q is longer than %d bytes", name, nameMax)})
+			continue
 		}
 		v.Entries = append(v.Entries, Entry{Name: name, File: f})
 	}
@@ -119,4 +134,17 @@ func disambiguate(name, stored string) string {
 		ext = "" // a dot file: no extension to keep
 	}
 	return fmt.Sprintf("%s-%08x%s", strings.TrimSuffix(name, ext), h.Sum32(), ext)
+}
+
+// tooLong reports whether an element of a served path is longer than a
+// file system allows.
+func tooLong(name string) bool {
+	for len(name) > nameMax {
+		i := strings.IndexByte(name, '/')
+		if i < 0 || i > nameMax {
+			return true
+		}
+		name = name[i+1:]
+	}
+	return false
 }
