@@ -33,6 +33,7 @@ type doctorReport struct {
 	Tombstones             int64             `json:"tombstones"`
 	Retention              doctorRetention   `json:"retention"`
 	Open                   doctorOpen        `json:"open"`
+	Files                  doctorFiles       `json:"files"`
 	Findings               []finding         `json:"findings"`
 }
 
@@ -76,9 +77,10 @@ const (
 	defaultDeletedRetention  = "interval 1 week"
 )
 
-func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	checkData := fs.Bool("files", true, fmt.Sprintf("check that the live data files exist with the log's sizes and their deletion vectors load (a stat each, at most %d, spread over the table; a HEAD each on object stores)", maxFileChecks))
 	latency := fs.Duration("latency", 0, "latency added to every request of the measured open, e.g. 20ms to see a remote store's cost (default 2ms for local tables, so that parallel requests overlap as they do remotely and round trips count right; 0 for remote ones)")
 	if err := parseFlags(fs, args, "TABLE", 1, stderr); err != nil {
 		return err
@@ -86,10 +88,16 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !fs.Changed("latency") && isLocal(fs.Arg(0)) {
 		*latency = localLatency
 	}
-	r, err := diagnose(ctx, fs.Arg(0), *latency)
+	r, err := diagnose(ctx, fs.Arg(0), *latency, *checkData)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		// Files a mount cannot serve fail the check, after the report.
+		if err == nil && r.Files.problems() > 0 {
+			err = fmt.Errorf("%d live data file(s) cannot be served as the log says (see \"data files\")", r.Files.problems())
+		}
+	}()
 	w := bufio.NewWriter(stdout)
 	if *asJSON {
 		enc := json.NewEncoder(w)
@@ -115,7 +123,7 @@ func isLocal(location string) bool {
 }
 
 // diagnose opens the table cold, measuring the cost, and inspects it.
-func diagnose(ctx context.Context, location string, latency time.Duration) (*doctorReport, error) {
+func diagnose(ctx context.Context, location string, latency time.Duration, checkData bool) (*doctorReport, error) {
 	st, err := blobstore.Open(ctx, location, blobstore.WithLatency(latency))
 	if err != nil {
 		return nil, err
@@ -155,7 +163,7 @@ func diagnose(ctx context.Context, location string, latency time.Duration) (*doc
 		fmt.Sscan(v, &r.CheckpointInterval)
 	}
 	for _, f := range snap.Files {
-		r.LiveBytes += f.Size
+		r.LiveBytes = addSize(r.LiveBytes, f.Size)
 	}
 	if r.LiveFiles > 0 {
 		r.AverageFileSize = r.LiveBytes / r.LiveFiles
@@ -163,6 +171,15 @@ func diagnose(ctx context.Context, location string, latency time.Duration) (*doc
 	r.Retention = retention(conf)
 	if err := countLog(ctx, st, r); err != nil {
 		return nil, err
+	}
+	if checkData {
+		// The data files through a store without the injected latency.
+		plain, err := blobstore.Open(ctx, location)
+		if err != nil {
+			return nil, err
+		}
+		defer plain.Close()
+		r.Files = checkFiles(ctx, plain, snap)
 	}
 	r.Findings = findings(r)
 	return r, nil

@@ -3,12 +3,13 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"strings"
 )
 
 // finding is one check of `deltafs doctor`, with a one-line advice.
 type finding struct {
 	Check   string `json:"check"`
-	Level   string `json:"level"` // ok or warn
+	Level   string `json:"level"` // ok, warn or error
 	Message string `json:"message"`
 	Advice  string `json:"advice"`
 }
@@ -76,6 +77,26 @@ func findings(r *doctorReport) []finding {
 	}
 	add("retention", !ret.Valid, msg,
 		map[bool]string{true: "set delta.logRetentionDuration >= delta.deletedFileRetentionDuration, both as \"interval N days\"", false: "nothing to do"}[!ret.Valid])
+	fl := r.Files
+	scope := fmt.Sprintf("%d live files checked", fl.Checked)
+	if fl.Sampled {
+		scope = fmt.Sprintf("a sample of %d of the %d live files checked", fl.Checked, r.LiveFiles)
+	}
+	switch {
+	case fl.Checked == 0 && fl.problems() == 0:
+		// Not asked (--files=false), or no live file.
+	case fl.problems() > 0:
+		out = append(out, finding{Check: "data files", Level: "error",
+			Message: fmt.Sprintf("%s: %d missing, %d of another size than the log's, %d unreadable, %d with a deletion vector that does not load, %d with a negative size; e.g. %s",
+				scope, fl.Missing, fl.WrongSize, fl.Unreadable, fl.BadVectors, fl.NegativeSizes, strings.Join(fl.Examples, "; ")),
+			Advice: "a mount gives EIO for these files; restore them from a backup, or remove them from the table (a commit that removes them)"})
+	default:
+		add("data files", false, scope+": all present with the log's sizes", "nothing to do")
+	}
+	if fl.External > 0 {
+		add("external files", true, fmt.Sprintf("%d live files lie outside the table root", fl.External),
+			"a mount does not show them (it reads nothing outside the root)")
+	}
 	o := r.Open
 	add("open cost", o.RoundTrips > openRoundTripsFar,
 		fmt.Sprintf("cold open of latest: %d requests, %d sequential round trips, %s, %.1f ms", o.Requests, o.RoundTrips, formatBytes(o.Bytes), o.Millis),
@@ -93,7 +114,7 @@ func printDoctor(w *bufio.Writer, r *doctorReport) {
 	}
 	fmt.Fprintf(w, "live files   %d (%s), %d tombstones\n\n", r.LiveFiles, formatBytes(r.LiveBytes), r.Tombstones)
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "%-4s  %-16s %s\n", f.Level, f.Check, f.Message)
+		fmt.Fprintf(w, "%-5s %-16s %s\n", f.Level, f.Check, f.Message)
 		if f.Level != "ok" {
 			fmt.Fprintf(w, "      %-16s -> %s\n", "", f.Advice)
 		}

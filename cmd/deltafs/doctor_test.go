@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,10 +14,11 @@ import (
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
-// doctorJSON runs `deltafs doctor --json` and decodes its one object.
+// doctorJSON runs `deltafs doctor --json` on a table whose log is all
+// there is (no data files: not checked) and decodes its one object.
 func doctorJSON(t *testing.T, table string) *doctorReport {
 	t.Helper()
-	code, out, errOut := runCLI("doctor", "--json", table)
+	code, out, errOut := runCLI("doctor", "--json", "--files=false", table)
 	if code != 0 {
 		t.Fatalf("doctor %s: exit %d: %s", table, code, errOut)
 	}
@@ -116,7 +119,7 @@ func TestDoctorGeneratedTable(t *testing.T) {
 	}
 
 	// The text report shows each warning with its advice.
-	code, out, errOut := runCLI("doctor", dir)
+	code, out, errOut := runCLI("doctor", "--files=false", dir)
 	if code != 0 || !strings.Contains(out, "latest       v12") || strings.Count(out, "-> ") != 4 {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
@@ -130,7 +133,7 @@ func TestDoctorRoundTripsFromOutside(t *testing.T) {
 	if _, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: 500, Partitions: 5, CheckpointVersion: 100, TailCommits: 9}); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI("doctor", "--json", "--latency", "10ms", dir)
+	code, out, errOut := runCLI("doctor", "--json", "--files=false", "--latency", "10ms", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -170,5 +173,70 @@ func TestParseInterval(t *testing.T) {
 		if _, err := parseInterval(in); err == nil {
 			t.Errorf("%q: no error", in)
 		}
+	}
+}
+
+// TestDoctorDataFiles: doctor stats the live data files and loads their
+// deletion vectors: a missing file, one of another size, a symbolic link,
+// a vector that does not load and a negative size are errors (exit 1,
+// each counted, examples named); a file outside the root is a warning; a
+// size near 2^63 does not overflow the total.
+func TestDoctorDataFiles(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	if _, err := gen.Commit(deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	var adds []action.Action
+	for _, name := range []string{"good.parquet", "gone.parquet", "resized.parquet", "link.parquet", "badvec.parquet"} {
+		a, err := gen.DataFileAdd(name, 10, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		adds = append(adds, a)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Remove(filepath.Join(dir, "gone.parquet")))
+	adds[2].Add.Size++
+	must(os.Remove(filepath.Join(dir, "link.parquet")))
+	must(os.Symlink("good.parquet", filepath.Join(dir, "link.parquet")))
+	dvs, err := gen.WriteDVFile("", []uint64{1})
+	must(err)
+	bad := dvs[0]
+	bad.Cardinality = 5 // the file holds 1 row
+	adds[4].Add.DeletionVector = &bad
+	huge := deltagen.AddFile("huge.parquet", math.MaxInt64-1, 1, nil, "")
+	neg := deltagen.AddFile("neg.parquet", -1, 1, nil, "")
+	ext := deltagen.AddFile("s3://elsewhere/x.parquet", 10, 1, nil, "")
+	_, err = gen.Commit(append(adds, huge, neg, ext)...)
+	must(err)
+
+	code, out, errOut := runCLI("doctor", "--json", dir)
+	if code != 1 || !strings.Contains(errOut, "cannot be served as the log says") {
+		t.Fatalf("exit %d, stderr %q; want 1 and a line saying why", code, errOut)
+	}
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	f := r.Files
+	// huge.parquet is missing too.
+	if f.Checked != 6 || f.Missing != 2 || f.WrongSize != 1 || f.Unreadable != 1 || f.BadVectors != 1 || f.NegativeSizes != 1 || f.External != 1 || f.Sampled {
+		t.Errorf("files %+v", f)
+	}
+	if r.LiveBytes <= 0 {
+		t.Errorf("live bytes %d: the total overflowed", r.LiveBytes)
+	}
+	if level(&r, "data files") != "error" || level(&r, "external files") != "warn" {
+		t.Errorf("findings %+v", r.Findings)
+	}
+	code, out, _ = runCLI("doctor", dir)
+	if code != 1 || !strings.Contains(out, "error data files") || !strings.Contains(out, "gone.parquet: missing from storage") {
+		t.Errorf("text report, exit %d:\n%s", code, out)
 	}
 }

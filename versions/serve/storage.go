@@ -52,8 +52,12 @@ func (s StoreStorage) ReadAbsolute(ctx context.Context, uri string, off, n int64
 	return s.Store.ReadRange(ctx, key, off, n)
 }
 
-// dvStorage gives dvfilter the deletion vector files: relative keys as
-// data, absolute ones through AbsoluteStorage.
+// VectorStorage gives dvfilter.Load the deletion vector files of the table
+// st reads: relative keys as data, absolute paths and URIs through
+// AbsoluteStorage.
+func VectorStorage(st Storage) Storage { return dvStorage{st} }
+
+// dvStorage is VectorStorage.
 type dvStorage struct{ st Storage }
 
 func (s dvStorage) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/versions/serve"
+)
+
+// doctorFiles is what doctor found of the live data files themselves: do
+// they exist with the log's size, and do their deletion vectors load.
+type doctorFiles struct {
+	Checked       int      `json:"checked"`       // files stat'ed (a HEAD each on object stores)
+	Sampled       bool     `json:"sampled"`       // only a sample of the live files was checked
+	Missing       int      `json:"missing"`       // not in storage
+	WrongSize     int      `json:"wrongSize"`     // stored size is not the log's
+	Unreadable    int      `json:"unreadable"`    // refused or failing (a link, a FIFO, an error)
+	BadVectors    int      `json:"badVectors"`    // deletion vectors that do not load
+	External      int      `json:"external"`      // live files outside the table root: not served
+	NegativeSizes int      `json:"negativeSizes"` // sizes below 0 in the log
+	Examples      []string `json:"examples"`      // the first few problems, one line each
+}
+
+// maxFileChecks bounds the files doctor stats, spread evenly over the live
+// files sorted by path: a big table gets a sample, said so.
+const maxFileChecks = 200
+
+// checkFiles stats a sample of the live files (and loads their deletion
+// vectors) through st, 16 at a time.
+func checkFiles(ctx context.Context, st *blobstore.Store, snap *replay.Snapshot) doctorFiles {
+	var r doctorFiles
+	var inside []*replay.File
+	for i := range snap.Files {
+		f := &snap.Files[i]
+		switch {
+		case action.IsExternal(f.Path):
+			r.External++
+		case f.Size < 0:
+			r.NegativeSizes++
+			r.note(fmt.Sprintf("%s: size %d in the log", f.Path, f.Size))
+		default:
+			inside = append(inside, f)
+		}
+	}
+	slices.SortFunc(inside, func(a, b *replay.File) int { return strings.Compare(a.Path, b.Path) })
+	sample := inside
+	if len(inside) > maxFileChecks {
+		r.Sampled = true
+		sample = make([]*replay.File, maxFileChecks)
+		for i := range sample {
+			sample[i] = inside[i*len(inside)/maxFileChecks]
+		}
+	}
+	vectors := serve.VectorStorage(serve.StoreStorage{Store: st})
+	var mu sync.Mutex
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for _, f := range sample {
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			problem, kind := checkFile(ctx, st, vectors, f)
+			mu.Lock()
+			defer mu.Unlock()
+			r.Checked++
+			if problem != "" {
+				*kind(&r)++
+				r.note(problem)
+			}
+		}()
+	}
+	wg.Wait()
+	return r
+}
+
+// checkFile returns what is wrong with one live file, and the counter it
+// goes to, or "".
+func checkFile(ctx context.Context, st *blobstore.Store, vectors serve.Storage, f *replay.File) (string, func(*doctorFiles) *int) {
+	o, err := st.Stat(ctx, f.Path)
+	switch {
+	case errors.Is(err, blobstore.ErrNotFound):
+		return fmt.Sprintf("%s: missing from storage", f.Path), func(r *doctorFiles) *int { return &r.Missing }
+	case err != nil:
+		return fmt.Sprintf("%s: %v", f.Path, err), func(r *doctorFiles) *int { return &r.Unreadable }
+	case o.Size != f.Size:
+		return fmt.Sprintf("%s: %d bytes stored, the log says %d", f.Path, o.Size, f.Size), func(r *doctorFiles) *int { return &r.WrongSize }
+	}
+	if f.DV != nil {
+		v, err := dvfilter.Load(ctx, vectors, f.DV)
+		if err == nil {
+			err = dvfilter.Check(v, f.DV)
+		}
+		if err != nil {
+			return fmt.Sprintf("%s: deletion vector: %v", f.Path, err), func(r *doctorFiles) *int { return &r.BadVectors }
+		}
+	}
+	return "", nil
+}
+
+// note keeps the first few problems as examples.
+func (r *doctorFiles) note(line string) {
+	if len(r.Examples) < 5 {
+		r.Examples = append(r.Examples, line)
+	}
+}
+
+// problems counts the files a mount cannot serve as the log says.
+func (r *doctorFiles) problems() int {
+	return r.Missing + r.WrongSize + r.Unreadable + r.BadVectors + r.NegativeSizes
+}
+
+// addSize adds a file size to a total, saturating instead of overflowing
+// (a log may carry any number) and skipping negative sizes.
+func addSize(total, size int64) int64 {
+	if size < 0 {
+		return total
+	}
+	if total > math.MaxInt64-size {
+		return math.MaxInt64
+	}
+	return total + size
+}
