@@ -37,9 +37,12 @@ timed = start=$$(date +%s); $(2); rc=$$?; \
 
 .PHONY: build test gotest fuzz pytest venv fuse demo bench fmt vet clean distclean
 
-## build: the CLI binary. Needs cmd/deltafs.
+## build: the CLI binary. Needs cmd/deltafs. The commit it is built from goes
+## into `deltafs version` (Go records none with -buildvcs=false).
+REVISION := $(shell git rev-parse --short HEAD 2>/dev/null)
 build:
-	$(GO) build -o $(BIN) ./cmd/deltafs
+	@[ -x $(BIN) ] || echo "build: compiling deltafs (a first build fetches and compiles its modules: a few minutes)"
+	$(GO) build -ldflags "-X main.revision=$(REVISION)" -o $(BIN) ./cmd/deltafs
 
 ## test: what CI runs. Prerequisites first (FUSE tools, Python venv, binary), then
 ## vet, race-enabled unit tests, short fuzz runs and the Python end-to-end tests.

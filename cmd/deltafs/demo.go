@@ -29,15 +29,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	flags := pflag.NewFlagSet("demo", pflag.ContinueOnError)
 	var mf mountFlags
 	mf.register(flags)
-	flags.SetOutput(stderr)
-	flags.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: deltafs demo [DIR [MOUNTPOINT]] [flags]\n%s", flags.FlagUsages())
-	}
-	if err := flags.Parse(args); err != nil || flags.NArg() > 2 {
-		if err == nil {
-			flags.Usage()
-		}
-		return errUsage
+	if err := parseFlags(flags, args, "[DIR [MOUNTPOINT]]", 0, 2, stdout, stderr); err != nil {
+		return err
 	}
 
 	dir, temp := flags.Arg(0), false

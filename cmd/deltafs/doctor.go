@@ -82,7 +82,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	checkData := fs.Bool("files", true, fmt.Sprintf("check that the live data files exist with the log's sizes and their deletion vectors load (a stat each, at most %d, spread over the table; a HEAD each on object stores)", maxFileChecks))
 	latency := fs.Duration("latency", 0, "latency added to every request of the measured open, e.g. 20ms to see a remote store's cost (default 2ms for local tables, so that parallel requests overlap as they do remotely and round trips count right; 0 for remote ones)")
-	if err := parseFlags(fs, args, "TABLE", 1, stderr); err != nil {
+	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
 		return err
 	}
 	if !fs.Changed("latency") && isLocal(fs.Arg(0)) {

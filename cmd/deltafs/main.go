@@ -16,16 +16,21 @@ const usage = `deltafs: a Delta Lake table as a read-only filesystem
 
 Usage:
   deltafs mount TABLE MOUNTPOINT [flags]   mount the table (foreground)
-  deltafs demo [DIR]                       generate a sample table and mount it
-  deltafs versions TABLE                   versions that can be rebuilt, ascending
+  deltafs demo [DIR [MOUNTPOINT]]          generate a sample table and mount it
+  deltafs versions TABLE [--json]          versions that can be rebuilt, ascending
   deltafs ls TABLE [--version N] [--json]  live files of a version (latest by default)
   deltafs schema TABLE [--version N] [--json]
                                            logical schema: physical names, ids, partition columns
-  deltafs history TABLE                    version, timestamp and operation per version
-  deltafs doctor TABLE [--json]            health check: checkpoints, log, files, retention, open cost
+  deltafs history TABLE [--json]           version, timestamp and operation per version
+  deltafs doctor TABLE [--json]            health check: checkpoints, log, data files, retention, open cost
+  deltafs version                          version and build information (also --version)
 
 TABLE is a local path or a URL: file://, mem://, s3://, gs://, azblob://.
-Run "deltafs COMMAND --help" for a command's flags.
+Run "deltafs COMMAND --help" (or "deltafs help COMMAND") for a command's flags.
+--json prints JSON Lines (one object per line: per version, file or column;
+doctor prints one object). Exit status: 0 done, 1 the table or storage failed
+(one line on stderr says why; doctor: a data file cannot be served), 2 a
+mistake in the command line.
 `
 
 // command runs one subcommand with its arguments.
@@ -64,20 +69,29 @@ func keepConnections() {
 // run dispatches to a subcommand. Errors become one line on stderr and a
 // non-zero status, so scripts can rely on both.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stderr, usage)
+		return 2
+	case args[0] == "-h" || args[0] == "--help" || (args[0] == "help" && len(args) == 1):
 		fmt.Fprint(stdout, usage)
-		if len(args) == 0 {
-			return 2
-		}
+		return 0
+	case args[0] == "help":
+		return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+	case args[0] == "version" || args[0] == "--version":
+		printVersion(stdout)
 		return 0
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "deltafs: unknown command %q\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "deltafs: unknown command %q (deltafs --help lists them)\n", args[0])
 		return 2
 	}
 	if err := cmd(ctx, args[1:], stdout, stderr); err != nil {
-		if err == errUsage {
+		switch err {
+		case errHelp:
+			return 0
+		case errUsage:
 			return 2
 		}
 		fmt.Fprintf(stderr, "deltafs %s: %v\n", args[0], err)

@@ -148,7 +148,7 @@ func runMount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	flags := pflag.NewFlagSet("mount", pflag.ContinueOnError)
 	var mf mountFlags
 	mf.register(flags)
-	if err := parseFlags(flags, args, "TABLE MOUNTPOINT", 2, stderr); err != nil {
+	if err := parseFlags(flags, args, "TABLE MOUNTPOINT", 2, 2, stdout, stderr); err != nil {
 		return err
 	}
 	return mountAndServe(ctx, flags.Arg(0), flags.Arg(1), mf, stdout, stderr)

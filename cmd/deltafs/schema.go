@@ -30,9 +30,12 @@ type schemaColumn struct {
 // column mapping id, partition columns marked.
 func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("schema", pflag.ContinueOnError)
-	version := fs.Int64("version", -1, "version to describe (default: latest)")
+	version := versionFlag(fs, "version to describe")
 	asJSON := fs.Bool("json", false, "JSON Lines: one object per column")
-	if err := parseFlags(fs, args, "TABLE", 1, stderr); err != nil {
+	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
+		return err
+	}
+	if err := checkVersion(fs, *version, stderr); err != nil {
 		return err
 	}
 	snap, err := openSnapshot(ctx, fs.Arg(0), *version)

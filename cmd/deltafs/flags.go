@@ -1,0 +1,58 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+)
+
+// errUsage reports bad arguments, already explained on stderr: exit 2.
+var errUsage = errors.New("usage")
+
+// errHelp reports that a command's help was asked for and printed: exit 0.
+var errHelp = errors.New("help")
+
+// parseFlags parses args for a command whose positional arguments are
+// described by positional and number from least to most. A mistake gets
+// one line on stderr (exit 2); --help prints the command's help on stdout
+// (exit 0).
+func parseFlags(fs *pflag.FlagSet, args []string, positional string, least, most int, stdout, stderr io.Writer) error {
+	fs.SetOutput(io.Discard) // pflag's own messages: ours are below
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, pflag.ErrHelp):
+		fmt.Fprintf(stdout, "Usage: deltafs %s %s [flags]\n%s", fs.Name(), positional, fs.FlagUsages())
+		return errHelp
+	case err != nil:
+		return usageError(fs, stderr, "%v", err)
+	case fs.NArg() < least || fs.NArg() > most:
+		return usageError(fs, stderr, "want %s, got %d argument(s)", positional, fs.NArg())
+	}
+	return nil
+}
+
+// usageError prints one line saying what is wrong with a command's
+// arguments and returns errUsage.
+func usageError(fs *pflag.FlagSet, stderr io.Writer, format string, args ...any) error {
+	fmt.Fprintf(stderr, "deltafs %s: %s (deltafs %s --help)\n", fs.Name(), fmt.Sprintf(format, args...), fs.Name())
+	return errUsage
+}
+
+// versionFlag registers --version N, whose absence means the latest
+// version; a negative N is a mistake, not the latest.
+func versionFlag(fs *pflag.FlagSet, what string) *int64 {
+	v := fs.Int64("version", -1, what)
+	fs.Lookup("version").DefValue = "latest"
+	return v
+}
+
+// checkVersion refuses a negative --version given on the command line.
+func checkVersion(fs *pflag.FlagSet, v int64, stderr io.Writer) error {
+	if fs.Changed("version") && v < 0 {
+		return usageError(fs, stderr, "--version %d: versions are 0 or more", v)
+	}
+	return nil
+}
