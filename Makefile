@@ -35,6 +35,12 @@ BENCH_TABLES ?= delta-rs/data/simple_table_with_checkpoint \
 timed = start=$$(date +%s); $(2); rc=$$?; \
 	echo "=== $(1): $$(( $$(date +%s) - start ))s (exit $$rc)"; exit $$rc
 
+# $(call alive,COMMAND): run COMMAND with a line every 50 s saying it still
+# runs (go test prints nothing while a package's tests run, and a package
+# can take minutes under -race on a busy 2-core machine); keeps its exit code.
+alive = ( while sleep 50; do echo "... still running ($$(date +%T))"; done ) & ticker=$$!; \
+	$(1); rc=$$?; kill $$ticker 2>/dev/null; wait $$ticker 2>/dev/null; (exit $$rc)
+
 .PHONY: build test gotest fuzz pytest venv fuse demo bench fmt vet clean distclean
 
 ## build: the CLI binary. Needs cmd/deltafs. The commit it is built from goes
@@ -44,14 +50,21 @@ build:
 	@[ -x $(BIN) ] || echo "build: compiling deltafs (a first build fetches and compiles its modules: a few minutes)"
 	$(GO) build -ldflags "-X main.revision=$(REVISION)" -o $(BIN) ./cmd/deltafs
 
-## test: what CI runs. Prerequisites first (FUSE tools, Python venv, binary), then
+## test: what CI runs. Prerequisites first (FUSE tools, Python venv, object-store
+## servers, binary: each its own step with a progress line), then
 ## vet, race-enabled unit tests, short fuzz runs and the Python end-to-end tests.
 ## Sequential on purpose: the machine has 2 cores and the phases compete for them.
-test: fuse venv build
+test: fuse venv servers build
 	@$(call timed,go vet,$(GO) vet ./...)
-	@$(call timed,go test -race,$(GO) test -race -count=1 ./...)
+	@$(call timed,go test -race,$(call alive,$(GO) test -race -count=1 -timeout 30m ./...))
 	@$(call timed,fuzz,$(MAKE) --no-print-directory fuzz)
 	@$(call timed,pytest,$(MAKE) --no-print-directory pytest)
+	@[ -f "$(DELTAFS_TESTDATA)/inventory.jsonl" ] || { \
+	  echo "##################################################################"; \
+	  echo "### NO SHARED TEST TABLES at $(DELTAFS_TESTDATA):"; \
+	  echo "### every test that reads real Delta tables was SKIPPED."; \
+	  echo "### See README, 'Real test tables', and set DELTAFS_TESTDATA."; \
+	  echo "##################################################################"; }
 
 ## servers: the object-store servers the Go object-store tests (blobstore/, tests/)
 ## run deltafs against: versitygw (S3), fake-gcs-server (GCS), Azurite (Azure Blob).
@@ -68,7 +81,7 @@ servers-clean:
 
 ## gotest: only the Go tests (no fuzzing, no Python).
 gotest:
-	$(GO) test -race -count=1 ./...
+	@$(call alive,$(GO) test -race -count=1 -timeout 30m ./...)
 
 ## fuzz: run every Fuzz* target in every package for FUZZTIME (default 10s).
 ## `go test -fuzz` accepts one package and one target per run, hence the loops.

@@ -32,6 +32,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(flags, args, "[DIR [MOUNTPOINT]]", 0, 2, stdout, stderr); err != nil {
 		return err
 	}
+	if err := mf.check(flags, stderr); err != nil {
+		return err
+	}
 
 	dir, temp := flags.Arg(0), false
 	if dir == "" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -31,6 +30,7 @@ type mountFlags struct {
 	directIO    string // "auto" (by the location's scheme), "on" or "off"
 	passthrough bool
 	layout      string
+	nonempty    bool
 	debug       bool
 }
 
@@ -51,7 +51,16 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 		"(FUSE passthrough: Linux 6.9 and a mount by root; otherwise ignored)")
 	fs.StringVar(&f.layout, "layout", "logical", "what a version directory shows: logical (the table as a Delta reader sees it: "+
 		"logical column names, <column>=<value>/ partition folders) or physical (the stored files and column names)")
+	fs.BoolVar(&f.nonempty, "nonempty", false, "mount over a directory that has files in it (they are hidden while mounted)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
+}
+
+// check refuses flag values that parse but mean nothing.
+func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
+	if f.layout != "logical" && f.layout != "physical" {
+		return usageError(fs, stderr, "--layout %q: want logical or physical", f.layout)
+	}
+	return nil
 }
 
 // Read tuning by kind of location. Local reads are cheap: small blocks,
@@ -151,6 +160,9 @@ func runMount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(flags, args, "TABLE MOUNTPOINT", 2, 2, stdout, stderr); err != nil {
 		return err
 	}
+	if err := mf.check(flags, stderr); err != nil {
+		return err
+	}
 	return mountAndServe(ctx, flags.Arg(0), flags.Arg(1), mf, stdout, stderr)
 }
 
@@ -175,6 +187,9 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if err != nil {
 		return err
 	}
+	if err := checkMountpoint(dir, location, mf.nonempty); err != nil {
+		return err
+	}
 	st, err := blobstore.Open(ctx, location)
 	if err != nil {
 		return err
@@ -190,12 +205,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if err != nil {
 		return err
 	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return fmt.Errorf("mountpoint %s is not a directory", dir)
-	}
-	if mf.layout != "logical" && mf.layout != "physical" {
-		return fmt.Errorf("--layout %q: want logical or physical", mf.layout)
-	}
+
 	srv, err := fs.Mount(ctx, dir, fs.StoreTable{Table: t, Store: st}, fs.Options{
 		AllowOther:      mf.allowOther,
 		RefreshInterval: mf.refresh,

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// checkMountpoint refuses a mount point that a mount would make a mess of:
+// one that is not a directory, a dead mount left by a process that died,
+// a live mount (deltafs's or another), a directory with files in it
+// (unless nonempty: they would be hidden while mounted), or one inside a
+// local table's own folder (the table would hide itself).
+func checkMountpoint(dir, location string, nonempty bool) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, syscall.ENOTCONN):
+		return fmt.Errorf("mountpoint %s is a dead mount left by a process that died; clear it with: fusermount3 -u %s (or umount -l %s)", dir, abs, abs)
+	case err != nil:
+		return fmt.Errorf("mountpoint %s: %w", dir, err)
+	case !info.IsDir():
+		return fmt.Errorf("mountpoint %s is not a directory", dir)
+	}
+	if fstype, ok := mountedAt(abs); ok {
+		if strings.Contains(fstype, "deltafs") {
+			if pid := deltafsPID(abs); pid > 0 {
+				return fmt.Errorf("mountpoint %s is already mounted by deltafs (pid %d): stop that one first (kill %d)", dir, pid, pid)
+			}
+			return fmt.Errorf("mountpoint %s holds a dead deltafs mount (its process is gone); clear it with: fusermount3 -u %s (or umount -l %s)", dir, abs, abs)
+		}
+		return fmt.Errorf("mountpoint %s is already a mount point (%s); use an empty directory", dir, fstype)
+	}
+	if root := localRoot(location); root != "" && (abs == root || strings.HasPrefix(abs, root+"/")) {
+		return fmt.Errorf("mountpoint %s lies inside the table %s: the mount would hide the table from itself", dir, root)
+	}
+	if !nonempty {
+		entries, err := os.ReadDir(abs)
+		if err != nil {
+			return fmt.Errorf("mountpoint %s: %w", dir, err)
+		}
+		if len(entries) > 0 {
+			return fmt.Errorf("mountpoint %s is not empty (%d entries, e.g. %s): the mount would hide them; use an empty directory, or --nonempty", dir, len(entries), entries[0].Name())
+		}
+	}
+	return nil
+}
+
+// localRoot is the absolute folder of a local table location, or "".
+func localRoot(location string) string {
+	p, ok := strings.CutPrefix(location, "file://")
+	if !ok && strings.Contains(location, "://") {
+		return ""
+	}
+	if !ok {
+		p = location
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs
+}
+
+// mountedAt reports whether path is a mount point, and its file system
+// type, from /proc/self/mountinfo.
+func mountedAt(path string) (fstype string, ok bool) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		// id parent major:minor root mountpoint options ... - fstype source superopts
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 5 || unescapeMountinfo(fields[4]) != path {
+			continue
+		}
+		for i, f := range fields {
+			if f == "-" && i+1 < len(fields) {
+				fstype = fields[i+1]
+			}
+		}
+		ok = true // the last one listed is the one on top
+	}
+	return fstype, ok
+}
+
+// unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMountinfo(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// deltafsPID finds a deltafs process whose command line names path as its
+// mount point, or 0.
+func deltafsPID(path string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmd), "deltafs") {
+			continue
+		}
+		for _, arg := range strings.Split(string(cmd), "\x00") {
+			if a, err := filepath.Abs(arg); err == nil && a == path {
+				return pid
+			}
+		}
+	}
+	return 0
+}

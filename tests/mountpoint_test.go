@@ -1,0 +1,99 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// TestMountPointSafety runs the binary against mount points a mount would
+// make a mess of: each is refused with one line saying what to do, and
+// nothing is mounted. A non-empty directory is accepted with --nonempty;
+// a second mount of a live mount point names the first one's pid (and
+// leaves it serving); a dead mount after kill -9 says how to clear it.
+func TestMountPointSafety(t *testing.T) {
+	requireFUSE(t)
+	bin := deltafsBin(t)
+	table := t.TempDir()
+	gen := deltagen.New(table)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	mustCommit(t, gen, mustAdd(t, gen, "part-0.parquet", 10))
+	refused := func(dir, want string, extra ...string) {
+		t.Helper()
+		before := mountsAt(t, dir)
+		out, err := exec.Command(bin, append([]string{"mount", table, dir}, extra...)...).CombinedOutput()
+		if code := exitCode(err); code != 1 || !strings.Contains(string(out), want) || strings.Count(string(out), "\n") != 1 {
+			t.Errorf("mount at %s: exit %d, %q; want exit 1 and one line with %q", dir, code, out, want)
+		}
+		if after := mountsAt(t, dir); after != before {
+			t.Errorf("%s: %d mounts before, %d after", dir, before, after)
+			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
+		}
+	}
+
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "keep.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused(full, "is not empty (1 entries, e.g. keep.txt)")
+	refused(filepath.Join(table, "_delta_log"), "lies inside the table")
+	refused(filepath.Join(full, "keep.txt"), "is not a directory")
+
+	p := startMount(t, bin, table, full, "--nonempty", "--refresh=-1s")
+	if _, ok := p.waitReady(time.Minute); !ok {
+		t.Fatalf("--nonempty: no ready line; stderr:\n%s", p.stderr.String())
+	}
+	refused(full, "already mounted by deltafs (pid ")
+	if _, err := os.Stat(filepath.Join(full, "latest", "part-0.parquet")); err != nil {
+		t.Errorf("the first mount stopped serving: %v", err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, timedOut := p.wait(time.Minute); code != 0 || timedOut {
+		t.Errorf("exit %d (timed out: %v)", code, timedOut)
+	}
+
+	// kill -9 leaves a dead mount: a new mount says how to clear it.
+	dead := t.TempDir()
+	p = startMount(t, bin, table, dead, "--refresh=-1s")
+	if _, ok := p.waitReady(time.Minute); !ok {
+		t.Fatalf("no ready line; stderr:\n%s", p.stderr.String())
+	}
+	_ = p.cmd.Process.Kill()
+	p.wait(time.Minute)
+	refused(dead, "fusermount3 -u "+dead)
+	_ = syscall.Unmount(dead, syscall.MNT_DETACH)
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// mountsAt counts the mounts stacked at dir.
+func mountsAt(t *testing.T, dir string) int {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == dir {
+			n++
+		}
+	}
+	return n
+}
