@@ -41,7 +41,7 @@ timed = start=$$(date +%s); $(2); rc=$$?; \
 alive = ( while sleep 50; do echo "... still running ($$(date +%T))"; done ) & ticker=$$!; \
 	$(1); rc=$$?; kill $$ticker 2>/dev/null; wait $$ticker 2>/dev/null; (exit $$rc)
 
-.PHONY: build test gotest fuzz pytest venv fuse demo bench fmt vet clean distclean
+.PHONY: build test gotest fuzz pytest venv fuse demo demo-venv bench fmt vet clean distclean
 
 ## build: the CLI binary. Needs cmd/deltafs. The commit it is built from goes
 ## into `deltafs version` (Go records none with -buildvcs=false).
@@ -148,9 +148,25 @@ fuse:
 	echo "fuse: $$(command -v fusermount3) ($$(fusermount3 -V 2>&1))"; \
 	[ -e /dev/fuse ] || echo "fuse: WARNING /dev/fuse is missing: mount tests will be skipped" >&2
 
-## demo: build, then run the built-in demo (mounts a generated table and tours it).
-demo: build
-	./$(BIN) demo
+## demo: build, make the small Python environment the demo's hints use
+## (pyarrow and DuckDB, at the tests' versions; the tests' .venv when it
+## exists), then run the built-in demo.
+DEMO_VENV := .venv-demo
+demo: fuse build demo-venv
+	DELTAFS_DEMO_PYTHON="$$(cat $(DEMO_VENV)/python)" ./$(BIN) demo
+
+demo-venv: $(DEMO_VENV)/python
+
+$(DEMO_VENV)/python: tests/requirements.txt
+	@if [ -f $(VENV)/.stamp ]; then \
+	  mkdir -p $(DEMO_VENV) && echo "$(CURDIR)/$(VENV_PY)" > $@; \
+	else \
+	  echo "demo: a Python environment with pyarrow and DuckDB for the demo's hints ($(DEMO_VENV), about a minute)"; \
+	  $(PYTHON) -m venv $(DEMO_VENV) || { echo "on Debian: apt-get install -y python3-venv" >&2; exit 1; }; \
+	  $(DEMO_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-input \
+	    $$(grep -E '^(pyarrow|duckdb)==' tests/requirements.txt) && \
+	  echo "$(CURDIR)/$(DEMO_VENV)/bin/python" > $@; \
+	fi
 
 ## bench: Go benchmarks, then the Python reference benchmarks (delta-rs snapshot load)
 ## on a few shared tables so deltafs numbers have something to be compared with.
@@ -174,4 +190,4 @@ clean:
 	$(GO) clean -testcache
 
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(DEMO_VENV)

@@ -163,9 +163,14 @@ func writeDemoTable(dir string) (string, error) {
 
 // demoTour is what to try once the demo table is mounted at mnt.
 func demoTour(mnt string) string {
-	py := "python3"
-	if _, err := os.Stat(".venv/bin/python"); err == nil {
-		py = ".venv/bin/python" // `make demo` runs from the checkout, which has the test venv
+	// `make demo` names the Python it prepared (pyarrow, DuckDB); run
+	// from a checkout that has the test venv, that one does too.
+	py := os.Getenv("DELTAFS_DEMO_PYTHON")
+	if _, err := os.Stat(".venv/bin/python"); py == "" && err == nil {
+		py = ".venv/bin/python"
+	}
+	if py == "" {
+		py = "python3" // with pyarrow and duckdb installed (make demo-venv makes one)
 	}
 	return fmt.Sprintf(`
 Try, in another terminal:
