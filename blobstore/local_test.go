@@ -134,3 +134,18 @@ func TestLocalWalkRefusesLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestS3WithoutRegion: an s3:// table with no region anywhere is refused
+// at open with what to set, before any request (the SDK would fail each
+// one with "Invalid region: region was not a valid DNS name").
+func TestS3WithoutRegion(t *testing.T) {
+	for _, k := range []string{"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	_, err := Open(context.Background(), "s3://bucket/table")
+	if err == nil || !strings.Contains(err.Error(), "no AWS region: set AWS_REGION, or add ?region=") {
+		t.Fatalf("open: %v; want the missing region named", err)
+	}
+}

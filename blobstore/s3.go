@@ -2,10 +2,12 @@ package blobstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -55,6 +57,15 @@ func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The credential chain logs (e.g. "WARN falling back to IMDSv1") to
+	// stderr through the config's logger; a failure reaches the caller as
+	// an error instead (credentialsHint).
+	cfg.Logger = logging.Nop{}
+	if cfg.Region == "" {
+		// The SDK would fail each request with "Invalid region: region was
+		// not a valid DNS name".
+		return nil, errors.New("no AWS region: set AWS_REGION, or add ?region=<region> to the URL (README: Table locations)")
+	}
 	opts = append(opts, func(o *s3.Options) {
 		o.Logger = logging.Nop{}
 		o.DisableLogOutputChecksumValidationSkipped = true
@@ -63,4 +74,14 @@ func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 		})
 	})
 	return s3blob.OpenBucket(ctx, s3.NewFromConfig(cfg, opts...), u.Host, nil)
+}
+
+// credentialsHint rewrites the SDK's answer when no credential source
+// worked, a paragraph about its provider chain, into what to do.
+func credentialsHint(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "get credentials") || strings.Contains(msg, "failed to retrieve credentials") {
+		return fmt.Errorf("no AWS credentials found (environment, shared files, instance role): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE; ?anonymous=true for a public bucket (README: Table locations): %w", err)
+	}
+	return err
 }

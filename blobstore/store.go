@@ -85,6 +85,9 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	default:
 		return nil, fmt.Errorf("table location %q: unsupported scheme %q (use a path, file://, mem://, s3://, gs:// or azblob://)", location, u.Scheme)
 	}
+	if err != nil && strings.Contains(err.Error(), "AccountName is required") {
+		err = fmt.Errorf("no Azure storage account: set AZURE_STORAGE_ACCOUNT (or ?storage_account=) with AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN, or AZURE_STORAGE_CONNECTION_STRING (README: Table locations)")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", location, err)
 	}
@@ -257,6 +260,9 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 func (s *Store) wrap(key string, err error) error {
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return fmt.Errorf("%s: %w", s.objectURL(key), ErrNotFound)
+	}
+	if s.scheme == "s3" {
+		err = credentialsHint(err)
 	}
 	return fmt.Errorf("%s: %w", s.objectURL(key), err)
 }
