@@ -17,6 +17,7 @@ import (
 
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/versions"
 )
 
 // fakeTable is an in-memory Table serving data files from a directory. It
@@ -111,7 +112,7 @@ func (f *fakeTable) addVersion(t *testing.T, op string, files []fakeFile, reveal
 	}
 	snap.SetDetails(details)
 	f.snaps[v] = snap
-	f.history = append(f.history, HistoryEntry{Version: v, Timestamp: 1_700_000_000_000 + v*1000, Operation: op, Files: len(files)})
+	f.history = append(f.history, HistoryEntry{Version: v, Instant: 1_700_000_000_000 + v*1000, Timestamp: 1_700_000_000_000 + v*1000, Operation: op, Files: len(files)})
 	if reveal {
 		f.known = v
 		f.latest.Store(v)
@@ -147,6 +148,27 @@ func (f *fakeTable) History(ctx context.Context) ([]HistoryEntry, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.history[:f.known+1]), nil
+}
+
+// Instants times each known version by its history entry.
+func (f *fakeTable) Instants(ctx context.Context) ([]versions.Instant, error) {
+	h, _ := f.History(ctx)
+	out := make([]versions.Instant, len(h))
+	for i, e := range h {
+		out[i] = versions.Instant{Version: e.Version, Millis: e.Instant}
+	}
+	return out, nil
+}
+
+func (f *fakeTable) AsOf(ctx context.Context, millis int64) (int64, bool, error) {
+	inst, _ := f.Instants(ctx)
+	v, ok := int64(0), false
+	for _, in := range inst {
+		if in.Millis <= millis {
+			v, ok = in.Version, true
+		}
+	}
+	return v, ok, nil
 }
 
 func (f *fakeTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {

@@ -11,6 +11,7 @@ const (
 	inoLatest   = 2
 	inoVersions = 3
 	inoHistory  = 4
+	inoAt       = 5
 	inoReserved = 16 // hashed numbers below this are moved up
 )
 

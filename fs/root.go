@@ -36,6 +36,7 @@ type root struct {
 	latest   *latestNode
 	versions *versionsNode
 	history  *historyNode
+	at       *atNode
 
 	closeOnce sync.Once
 	refresher sync.WaitGroup
@@ -59,6 +60,7 @@ const (
 	nameLatest   = "latest"
 	nameVersions = "v"
 	nameHistory  = "history.jsonl"
+	nameAt       = "at"
 )
 
 // newRoot returns the root node for t, ready for go-fuse's fs.Mount; Mount
@@ -80,6 +82,7 @@ func newRoot(ctx context.Context, t Table, opts Options) *root {
 	r.latest = &latestNode{root: r}
 	r.versions = &versionsNode{root: r}
 	r.history = &historyNode{root: r}
+	r.at = &atNode{root: r}
 	return r
 }
 
@@ -101,13 +104,15 @@ func (r *root) OnAdd(ctx context.Context) {
 		fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: inoVersions}), false)
 	r.AddChild(nameHistory, r.NewPersistentInode(ctx, r.history,
 		fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: inoHistory}), false)
+	r.AddChild(nameAt, r.NewPersistentInode(ctx, r.at,
+		fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: inoAt}), false)
 }
 
 // Getattr reports the root directory.
 func (r *root) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	out.Mode = syscall.S_IFDIR | 0o555
 	out.Ino = inoRoot
-	out.Nlink = 3
+	out.Nlink = 4
 	out.SetTimes(&r.mounted, &r.mounted, &r.mounted)
 	out.SetTimeout(r.opts.LatestAttrTimeout)
 	return 0
@@ -133,6 +138,7 @@ func (r *root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fu
 // Readdir lists the fixed children.
 func (r *root) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
 	return fusefs.NewListDirStream([]fuse.DirEntry{
+		{Name: nameAt, Mode: syscall.S_IFDIR, Ino: inoAt},
 		{Name: nameHistory, Mode: syscall.S_IFREG, Ino: inoHistory},
 		{Name: nameLatest, Mode: syscall.S_IFLNK, Ino: inoLatest},
 		{Name: nameVersions, Mode: syscall.S_IFDIR, Ino: inoVersions},

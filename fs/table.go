@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/versions"
 )
 
 // Table is what the mount needs from the versions layer.
@@ -18,12 +19,16 @@ type Table interface {
 	// latest after Versions lists it and before Latest returns it; an
 	// error with changed true says latest moved but not to the end.
 	Refresh(ctx context.Context, beforeMove func(latest int64)) (changed bool, err error)
+	// AsOf and Instants are time travel by instant (versions.Table.AsOf).
+	AsOf(ctx context.Context, millis int64) (version int64, ok bool, err error)
+	Instants(ctx context.Context) ([]versions.Instant, error)
 }
 
 // HistoryEntry is one version's line in history.jsonl.
 type HistoryEntry struct {
 	Version   int64  `json:"version"`
-	Timestamp int64  `json:"timestamp"` // milliseconds since the epoch
+	Instant   int64  `json:"instant"`   // when committed, by Delta's clock (what at/ resolves), ms since the epoch
+	Timestamp int64  `json:"timestamp"` // the commit's own timestamp, milliseconds since the epoch
 	Operation string `json:"operation"`
 	Files     int    `json:"files"` // live data files at this version
 }

@@ -11,10 +11,17 @@ import (
 
 // Commit describes one version of the table.
 type Commit struct {
-	Version   int64  `json:"version"`
-	Timestamp int64  `json:"timestamp"` // ms since the epoch
+	Version int64 `json:"version"`
+	// Instant is when the version was committed by Delta's clock (what
+	// time travel resolves against: Instants), ms since the epoch.
+	Instant   int64  `json:"instant"`
+	Timestamp int64  `json:"timestamp"` // the commit's own: in-commit timestamp, else commitInfo's, else the file's time
 	Operation string `json:"operation"`
 	Files     int    `json:"files"` // live data files at this version under the table root
+	// InCommitTimestamp and CommitInfoTimestamp are the commit's two
+	// timestamps, when it has them (ms).
+	InCommitTimestamp   *int64 `json:"inCommitTimestamp,omitempty"`
+	CommitInfoTimestamp *int64 `json:"commitInfoTimestamp,omitempty"`
 
 	changes []fileChange // the commit's file actions, for counting
 }
@@ -67,6 +74,9 @@ func (t *Table) History(ctx context.Context) ([]Commit, error) {
 		}
 	}
 	if err := t.countFiles(ctx, out); err != nil {
+		return nil, err
+	}
+	if err := t.fillInstants(ctx, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -128,6 +138,7 @@ func describeCommit(ctx context.Context, st Store, f replay.LogFile, c *Commit) 
 		}
 		if ci := a.CommitInfo; ci != nil {
 			c.Operation = ci.Operation
+			c.InCommitTimestamp, c.CommitInfoTimestamp = ci.InCommitTimestamp, ci.Timestamp
 			switch {
 			case ci.InCommitTimestamp != nil:
 				c.Timestamp = *ci.InCommitTimestamp
@@ -139,6 +150,28 @@ func describeCommit(ctx context.Context, st Store, f replay.LogFile, c *Commit) 
 	})
 	if err != nil {
 		return fmt.Errorf("commit %d: %w", f.Version, err)
+	}
+	return nil
+}
+
+// fillInstants gives each commit its instant by Delta's clock. The in-commit
+// timestamps the commits were read for are remembered, so that Instants
+// reads none of them again.
+func (t *Table) fillInstants(ctx context.Context, commits []Commit) error {
+	t.mu.Lock()
+	for _, c := range commits {
+		if c.InCommitTimestamp != nil {
+			t.ict[c.Version] = *c.InCommitTimestamp
+		}
+	}
+	t.mu.Unlock()
+	inst, err := t.Instants(ctx)
+	if err != nil {
+		return err
+	}
+	byVersion := indexInstants(inst)
+	for i := range commits {
+		commits[i].Instant = byVersion[commits[i].Version]
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ type Table struct {
 	known    int64            // GUARDED_BY(mu); newest version Versions shows: latest, or one about to be
 	hint     HintState        // GUARDED_BY(mu)
 	hintAt   int64            // GUARDED_BY(mu); the version _last_checkpoint names, or -1
+	ict      map[int64]int64  // GUARDED_BY(mu); in-commit timestamps read so far, by version
 }
 
 // Options tune a Table.
@@ -43,7 +44,7 @@ type Options struct {
 // Open finds the latest version of the table at st, reading as little of
 // the log as the cost model allows. It does not build a snapshot.
 func Open(ctx context.Context, st Store, opts Options) (*Table, error) {
-	t := &Table{st: st, root: st.Location(), snaps: newSnapshotCache(opts.SnapshotCacheBytes)}
+	t := &Table{st: st, root: st.Location(), snaps: newSnapshotCache(opts.SnapshotCacheBytes), ict: map[int64]int64{}}
 	if err := t.open(ctx); err != nil {
 		return nil, fmt.Errorf("open %s: %w", st.Location(), err)
 	}

@@ -90,6 +90,7 @@ type lsEntry struct {
 func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("ls", pflag.ContinueOnError)
 	version := versionFlag(fs, "version to list")
+	at := fs.String("at", "", "list the version a Delta reader resolves for an instant (2024-01-05T09:37:00Z, 2024-01-05T10:37:00.5+01:00, 2024-01-05)")
 	asJSON := fs.Bool("json", false, "JSON Lines: one object per file")
 	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
 		return err
@@ -97,7 +98,32 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := checkVersion(fs, *version, stderr); err != nil {
 		return err
 	}
-	snap, err := openSnapshot(ctx, fs.Arg(0), *version)
+	var atMillis int64
+	if *at != "" {
+		if fs.Changed("version") {
+			return usageError(fs, stderr, "--at and --version: one or the other")
+		}
+		var err error
+		if atMillis, err = versions.ParseInstant(*at); err != nil {
+			return usageError(fs, stderr, "--at: %v", err)
+		}
+	}
+	t, err := openTable(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	v := *version
+	if *at != "" {
+		var ok bool
+		if v, ok, err = t.AsOf(ctx, atMillis); err != nil {
+			return err
+		} else if !ok {
+			return fmt.Errorf("--at %s: before the first version that can be rebuilt", *at)
+		}
+	} else if v < 0 {
+		v = t.Latest()
+	}
+	snap, err := t.Snapshot(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -172,7 +198,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(w, "%s\n", b)
 			continue
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, formatMillis(c.Timestamp), c.Operation)
+		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, formatMillis(c.Instant), c.Operation)
 	}
 	return w.Flush()
 }

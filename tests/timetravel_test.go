@@ -1,0 +1,194 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/versions"
+)
+
+// ictInfo is a commitInfo with an in-commit timestamp (first action).
+func ictInfo(ms int64) action.Action {
+	return action.Action{CommitInfo: &action.CommitInfo{InCommitTimestamp: &ms, Timestamp: &ms, Operation: "WRITE"}}
+}
+
+// setModTime gives commit v's file a modification time.
+func setModTime(t *testing.T, dir string, v int64, ms int64) {
+	t.Helper()
+	when := time.UnixMilli(ms)
+	if err := os.Chtimes(filepath.Join(dir, replay.CommitKey(v)), when, when); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkAsOf resolves each instant and compares with want (-1: before the
+// first version).
+func checkAsOf(t *testing.T, table *versions.Table, cases map[int64]int64) {
+	t.Helper()
+	for ms, want := range cases {
+		v, ok, err := table.AsOf(context.Background(), ms)
+		if err != nil {
+			t.Fatalf("AsOf(%d): %v", ms, err)
+		}
+		if (want < 0 && ok) || (want >= 0 && (!ok || v != want)) {
+			t.Errorf("AsOf(%d) = %d, %v; want %d", ms, v, ok, want)
+		}
+	}
+}
+
+// TestTimeTravelByModificationTime: without in-commit timestamps a
+// version's instant is its commit file's modification time, made strictly
+// increasing (v2 written "before" v1, v4 at the same time as v3).
+func TestTimeTravelByModificationTime(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	for i := 1; i <= 4; i++ {
+		mustCommit(t, gen, mustAdd(t, gen, fmt.Sprintf("part-%d.parquet", i), 5))
+	}
+	const s = 1_700_000_000_000
+	for v, ms := range []int64{s, s + 2000, s + 1500, s + 3000, s + 3000} {
+		setModTime(t, dir, int64(v), ms)
+	}
+	table, _ := openTable(t, dir)
+	inst, err := table.Instants(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{s, s + 2000, s + 2001, s + 3000, s + 3001}
+	for i, in := range inst {
+		if in.Millis != want[i] || in.InCommit {
+			t.Errorf("v%d: instant %d (in-commit %v), want %d", in.Version, in.Millis, in.InCommit, want[i])
+		}
+	}
+	checkAsOf(t, table, map[int64]int64{
+		s - 1: -1, s: 0, s + 1999: 0, s + 2000: 1, s + 2001: 2, s + 2500: 2, s + 3000: 3, s + 3001: 4, s + 1e9: 4,
+	})
+}
+
+// TestTimeTravelByInCommitTimestamps: with in-commit timestamps (from v0,
+// or enabled at v3 with the enablement properties) those decide, whatever
+// the files' modification times say; versions before the enablement keep
+// their modification times.
+func TestTimeTravelByInCommitTimestamps(t *testing.T) {
+	const s = 1_700_000_000_000
+	ictConf := func(extra map[string]string) map[string]string {
+		c := map[string]string{"delta.enableInCommitTimestamps": "true"}
+		for k, v := range extra {
+			c[k] = v
+		}
+		return c
+	}
+	proto := deltagen.Protocol(3, 7, []string{}, []string{"inCommitTimestamp"})
+	t.Run("from v0", func(t *testing.T) {
+		dir := t.TempDir()
+		gen := deltagen.New(dir)
+		mustCommit(t, gen, ictInfo(s), proto, deltagen.Metadata(deltagen.SimpleSchema, nil, ictConf(nil)))
+		for i := int64(1); i <= 4; i++ {
+			mustCommit(t, gen, ictInfo(s+i*1000), mustAdd(t, gen, fmt.Sprintf("part-%d.parquet", i), 5))
+			setModTime(t, dir, i, s-i*1000) // the files' times contradict: ignored
+		}
+		table, _ := openTable(t, dir)
+		checkAsOf(t, table, map[int64]int64{s - 1: -1, s: 0, s + 999: 0, s + 1000: 1, s + 3500: 3, s + 4000: 4, s + 1e9: 4})
+		inst, err := table.Instants(context.Background())
+		if err != nil || len(inst) != 5 || !inst[2].InCommit || inst[2].Millis != s+2000 {
+			t.Errorf("instants %+v, %v", inst, err)
+		}
+	})
+	t.Run("enabled at v3", func(t *testing.T) {
+		dir := t.TempDir()
+		gen := deltagen.New(dir)
+		mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+		mustCommit(t, gen, mustAdd(t, gen, "part-1.parquet", 5))
+		mustCommit(t, gen, mustAdd(t, gen, "part-2.parquet", 5))
+		for v, ms := range []int64{s, s + 1000, s + 2000} {
+			setModTime(t, dir, int64(v), ms)
+		}
+		enable := map[string]string{"delta.inCommitTimestampEnablementVersion": "3", "delta.inCommitTimestampEnablementTimestamp": fmt.Sprint(s + 5000)}
+		mustCommit(t, gen, ictInfo(s+5000), proto, deltagen.Metadata(deltagen.SimpleSchema, nil, ictConf(enable)))
+		mustCommit(t, gen, ictInfo(s+6000), mustAdd(t, gen, "part-4.parquet", 5))
+		setModTime(t, dir, 3, s+100) // contradicting: ignored
+		setModTime(t, dir, 4, s+200)
+		table, _ := openTable(t, dir)
+		checkAsOf(t, table, map[int64]int64{s - 1: -1, s: 0, s + 1500: 1, s + 4999: 2, s + 5000: 3, s + 5999: 3, s + 6000: 4, s + 1e9: 4})
+	})
+}
+
+// TestTimeTravelTruncatedHistory: after log cleanup the first version that
+// can be rebuilt is the checkpoint's; an instant before it resolves to
+// nothing, never to a version that cannot be built.
+func TestTimeTravelTruncatedHistory(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	for i := 1; i <= 4; i++ {
+		mustCommit(t, gen, mustAdd(t, gen, fmt.Sprintf("part-%d.parquet", i), 5))
+	}
+	if _, err := gen.Checkpoint(2); err != nil {
+		t.Fatal(err)
+	}
+	const s = 1_700_000_000_000
+	for v := int64(0); v <= 4; v++ {
+		setModTime(t, dir, v, s+v*1000)
+	}
+	for _, v := range []int64{0, 1} {
+		if err := os.Remove(filepath.Join(dir, replay.CommitKey(v))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	table, _ := openTable(t, dir)
+	checkAsOf(t, table, map[int64]int64{s: -1, s + 1500: -1, s + 2000: 2, s + 3000: 3, s + 1e9: 4})
+}
+
+// TestTimeTravelReadsLogCommits: resolving an instant on a 10,000-commit
+// log with in-commit timestamps reads the first lines of about
+// log2(10,000) commits, at most 16, not every commit.
+func TestTimeTravelReadsLogCommits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	const s, n = 1_700_000_000_000, 10_000
+	proto := deltagen.Protocol(3, 7, []string{}, []string{"inCommitTimestamp"})
+	mustCommit(t, gen, ictInfo(s), proto, deltagen.Metadata(deltagen.SimpleSchema, nil, map[string]string{"delta.enableInCommitTimestamps": "true"}))
+	for v := int64(1); v < n; v++ {
+		mustCommit(t, gen, ictInfo(s+v*1000), deltagen.AddFile(fmt.Sprintf("p-%d.parquet", v), 10, s, nil, ""))
+	}
+	if _, err := gen.Checkpoint(n - 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := blobstore.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := versions.Open(ctx, st, versions.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.Snapshot(ctx, table.Latest()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.LogFiles(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []int64{s + 4321*1000 + 500, s + 17*1000, s + (n-1)*1000} {
+		before := st.Counts()
+		v, ok, err := table.AsOf(ctx, target)
+		if err != nil || !ok || v != (target-s)/1000 {
+			t.Fatalf("AsOf(%d) = %d, %v, %v", target, v, ok, err)
+		}
+		if d := st.Counts().Sub(before); d.Gets > 16 || d.Lists != 0 {
+			t.Errorf("resolving an instant made %d reads and %d listings, want at most 16 reads", d.Gets, d.Lists)
+		}
+	}
+}

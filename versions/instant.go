@@ -1,0 +1,28 @@
+package versions
+
+import (
+	"fmt"
+	"time"
+)
+
+// InstantLayout is the one canonical spelling of an instant: UTC, to the
+// millisecond (2024-01-05T09:37:00.000Z).
+const InstantLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatInstant spells an instant (ms since the epoch) canonically.
+func FormatInstant(ms int64) string { return time.UnixMilli(ms).UTC().Format(InstantLayout) }
+
+// ParseInstant reads an instant as people write one: RFC 3339 with Z or an
+// offset and optional fractional seconds (2024-01-05T09:37:00Z,
+// 2024-01-05T10:37:00.5+01:00), or a plain date (2024-01-05: midnight
+// UTC). It returns milliseconds since the epoch; sub-millisecond digits
+// are cut, as a commit's instant has none.
+func ParseInstant(s string) (int64, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UnixMilli(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t.UnixMilli(), nil
+	}
+	return 0, fmt.Errorf("instant %q: want RFC 3339 (2024-01-05T09:37:00Z, 2024-01-05T10:37:00.5+01:00) or a date (2024-01-05)", s)
+}

@@ -1,0 +1,222 @@
+package versions
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// Instant is when a version was committed, by Delta's clock: its in-commit
+// timestamp where the table has them, else its commit file's modification
+// time, made strictly increasing (a commit not later than the one before it
+// counts as that one's time plus 1 ms).
+type Instant struct {
+	Version  int64
+	Millis   int64 // since the epoch
+	InCommit bool  // an in-commit timestamp
+}
+
+// ictProps are the table properties of in-commit timestamps.
+const (
+	propICT             = "delta.enableInCommitTimestamps"
+	propICTEnableVer    = "delta.inCommitTimestampEnablementVersion"
+	propICTEnableMillis = "delta.inCommitTimestampEnablementTimestamp"
+)
+
+// clock says how a table's versions are timed: from which version on by
+// in-commit timestamps (-1: never), and the first such timestamp.
+type clock struct {
+	ictFrom   int64
+	ictMillis int64 // the enablement timestamp; 0 when enabled from the start
+}
+
+// tableClock reads the clock from the metadata of the newest version that
+// can be rebuilt (vs ascending).
+func (t *Table) tableClock(ctx context.Context, vs []int64) (clock, error) {
+	if len(vs) == 0 {
+		return clock{ictFrom: -1}, nil
+	}
+	snap, err := t.Snapshot(ctx, vs[len(vs)-1])
+	if err != nil {
+		return clock{}, err
+	}
+	conf := snap.Metadata.Configuration
+	if conf[propICT] != "true" {
+		return clock{ictFrom: -1}, nil
+	}
+	c := clock{}
+	if v, ok := conf[propICTEnableVer]; ok {
+		if c.ictFrom, err = strconv.ParseInt(v, 10, 64); err != nil || c.ictFrom < 0 {
+			return clock{}, fmt.Errorf("table property %s = %q is not a version", propICTEnableVer, v)
+		}
+		if c.ictMillis, err = strconv.ParseInt(conf[propICTEnableMillis], 10, 64); err != nil {
+			return clock{}, fmt.Errorf("table property %s = %q is not a timestamp", propICTEnableMillis, conf[propICTEnableMillis])
+		}
+	}
+	return c, nil
+}
+
+// modTimes returns the monotonized modification time of every version the
+// listing has a commit (or, where history was cleaned up, a checkpoint)
+// for, ascending by version.
+func modTimes(files []replay.LogFile) []Instant {
+	byVersion := map[int64]int64{}
+	for _, f := range files {
+		switch {
+		case f.Kind == replay.Commit:
+			byVersion[f.Version] = f.ModTime
+		case f.Kind == replay.CheckpointFile:
+			if _, ok := byVersion[f.Version]; !ok {
+				byVersion[f.Version] = f.ModTime
+			}
+		}
+	}
+	out := make([]Instant, 0, len(byVersion))
+	for v, ms := range byVersion {
+		out = append(out, Instant{Version: v, Millis: ms})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	for i := 1; i < len(out); i++ {
+		out[i].Millis = max(out[i].Millis, out[i-1].Millis+1)
+	}
+	return out
+}
+
+// Instants returns the instant of every version that can be rebuilt,
+// ascending. Versions timed by in-commit timestamps cost a small read each
+// (the first line of the commit), once.
+func (t *Table) Instants(ctx context.Context) ([]Instant, error) {
+	vs, files, c, err := t.timeline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mods := indexInstants(modTimes(files))
+	out := make([]Instant, len(vs))
+	for i, v := range vs {
+		if c.ictFrom >= 0 && v >= c.ictFrom {
+			ms, err := t.inCommitTime(ctx, files, v)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = Instant{Version: v, Millis: ms, InCommit: true}
+			continue
+		}
+		out[i] = Instant{Version: v, Millis: mods[v]}
+	}
+	return out, nil
+}
+
+// AsOf returns the version a Delta reader resolves for an instant: the
+// newest version committed at or before it. ok is false when the instant
+// is before the first version that can be rebuilt. With in-commit
+// timestamps it reads about log2(versions) commits' first lines.
+func (t *Table) AsOf(ctx context.Context, millis int64) (version int64, ok bool, err error) {
+	vs, files, c, err := t.timeline(ctx)
+	if err != nil || len(vs) == 0 {
+		return 0, false, err
+	}
+	// The versions timed by in-commit timestamps are a suffix of vs.
+	split := len(vs)
+	if c.ictFrom >= 0 {
+		split = sort.Search(len(vs), func(i int) bool { return vs[i] >= c.ictFrom })
+	}
+	if split < len(vs) && (split == 0 || millis >= c.ictMillis) {
+		var searchErr error
+		n := sort.Search(len(vs)-split, func(i int) bool {
+			ms, err := t.inCommitTime(ctx, files, vs[split+i])
+			if err != nil && searchErr == nil {
+				searchErr = err
+			}
+			return err != nil || ms > millis
+		})
+		if searchErr != nil {
+			return 0, false, searchErr
+		}
+		if n > 0 {
+			return vs[split+n-1], true, nil
+		}
+		if split == 0 {
+			return 0, false, nil
+		}
+	}
+	mods := indexInstants(modTimes(files))
+	n := sort.Search(split, func(i int) bool { return mods[vs[i]] > millis })
+	if n == 0 {
+		return 0, false, nil
+	}
+	return vs[n-1], true, nil
+}
+
+// timeline gathers what timing needs: the rebuildable versions, the
+// listing, and the clock.
+func (t *Table) timeline(ctx context.Context) ([]int64, []replay.LogFile, clock, error) {
+	vs, err := t.Versions(ctx)
+	if err != nil {
+		return nil, nil, clock{}, err
+	}
+	files, err := t.LogFiles(ctx)
+	if err != nil {
+		return nil, nil, clock{}, err
+	}
+	c, err := t.tableClock(ctx, vs)
+	return vs, files, c, err
+}
+
+func indexInstants(in []Instant) map[int64]int64 {
+	m := make(map[int64]int64, len(in))
+	for _, i := range in {
+		m[i.Version] = i.Millis
+	}
+	return m
+}
+
+// firstLineBytes is how much of a commit one read takes to find its first
+// action (commitInfo, with the in-commit timestamp): a longer first line
+// costs a second read of the whole commit.
+const firstLineBytes = 8 << 10
+
+// inCommitTime returns version v's in-commit timestamp, reading its
+// commit's first line once.
+func (t *Table) inCommitTime(ctx context.Context, files []replay.LogFile, v int64) (int64, error) {
+	t.mu.Lock()
+	ms, ok := t.ict[v]
+	t.mu.Unlock()
+	if ok {
+		return ms, nil
+	}
+	key := replay.CommitKey(v)
+	i := sort.Search(len(files), func(i int) bool { return files[i].Key >= key })
+	if i == len(files) || files[i].Key != key {
+		return 0, fmt.Errorf("v%d: no commit file to read its in-commit timestamp from", v)
+	}
+	data, err := t.st.ReadRange(ctx, key, 0, min(files[i].Size, firstLineBytes))
+	if err != nil {
+		return 0, err
+	}
+	if bytes.IndexByte(data, '\n') < 0 && int64(len(data)) < files[i].Size {
+		if data, err = t.st.Read(ctx, key); err != nil {
+			return 0, err
+		}
+	}
+	if j := bytes.IndexByte(data, '\n'); j >= 0 {
+		data = data[:j]
+	}
+	var a action.Action
+	err = action.ParseLines(data, func(p *action.Action) error { a = *p; return nil })
+	if err != nil {
+		return 0, fmt.Errorf("v%d: first action: %w", v, err)
+	}
+	if a.CommitInfo == nil || a.CommitInfo.InCommitTimestamp == nil {
+		return 0, fmt.Errorf("v%d: the table has in-commit timestamps, but the commit's first action has none", v)
+	}
+	ms = *a.CommitInfo.InCommitTimestamp
+	t.mu.Lock()
+	t.ict[v] = ms
+	t.mu.Unlock()
+	return ms, nil
+}
