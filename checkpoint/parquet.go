@@ -97,6 +97,9 @@ func (pf *parquetFile) sidecars() ([]action.Sidecar, error) {
 func chunkRanges(f *parquet.File, cols *columns, size int64) ([][2]int64, error) {
 	var ranges [][2]int64
 	for i, rg := range f.Metadata().RowGroups {
+		if rg.NumRows == 0 {
+			continue // an empty row group (pyarrow writes its chunks at offset 0) holds nothing to read
+		}
 		if len(rg.Columns) != len(f.Metadata().Schema)-1 && len(rg.Columns) <= maxColumnIndex(cols) {
 			return nil, fmt.Errorf("row group %d has %d columns", i, len(rg.Columns))
 		}

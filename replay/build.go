@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -25,6 +26,24 @@ type Storage interface {
 // until the replay anyway. Local files take it too (Go raises the open
 // file limit to the hard limit).
 const commitFetchers = 512
+
+// ErrCheckpoint is wrapped by Build's errors that come from the segment's
+// checkpoint (unreadable, truncated, not a Delta checkpoint), so that a
+// caller may rebuild the version without it.
+var ErrCheckpoint = errors.New("unusable checkpoint")
+
+// checkpointError names the segment's checkpoint in err.
+func checkpointError(seg *LogSegment, err error) error {
+	cp := seg.Checkpoint
+	key := ""
+	if len(cp.Parts) > 0 {
+		key = " " + cp.Parts[0].Key
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("replay v%d: checkpoint v%d%s: %w", seg.Version, cp.Version, key, err)
+	}
+	return fmt.Errorf("replay v%d: checkpoint v%d%s: %w: %w", seg.Version, cp.Version, key, ErrCheckpoint, err)
+}
 
 // Build rebuilds the snapshot a log segment describes. root is the table
 // root URL (for absolute paths). The commits and the checkpoint are fetched
@@ -56,17 +75,23 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 		}
 	}
 	if err := <-fetchErr; err != nil {
-		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
+		return nil, checkpointError(seg, err)
 	}
 	opts := checkpoint.Options{Root: root, Seen: r.seen, Reserve: len(r.files)}
 	if fetched != nil {
 		res, err := fetched.Decode(ctx, opts)
 		if err != nil {
-			return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
+			return nil, checkpointError(seg, err)
 		}
 		r.applyCheckpoint(res)
 	}
 	snap, err := r.snapshot(seg.Version)
+	if err != nil && seg.Checkpoint != nil && (r.protocol == nil || r.metadata == nil) {
+		// What holds the protocol and metadata of a checkpointed version
+		// is its checkpoint: name it. (Delta readers refuse such a
+		// version rather than look past the checkpoint: not ErrCheckpoint.)
+		return nil, fmt.Errorf("replay v%d: checkpoint v%d %s: %w", seg.Version, seg.Checkpoint.Version, seg.Checkpoint.Parts[0].Key, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
 	}

@@ -2,6 +2,7 @@ package versions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -195,8 +196,35 @@ func (t *Table) Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error)
 				return replay.Advance(ctx, t.st, base, commits, t.root)
 			}
 		}
-		return replay.Build(ctx, t.st, seg, t.root)
+		snap, err := replay.Build(ctx, t.st, seg, t.root)
+		if errors.Is(err, replay.ErrCheckpoint) {
+			// The commits are the log; a checkpoint only shortens it. When
+			// the commits below a broken checkpoint are still there, the
+			// version is rebuilt from an older checkpoint or from commit 0.
+			if older, serr := t.segmentWithout(ctx, v, seg.Checkpoint.Version); serr == nil {
+				if snap, berr := replay.Build(ctx, t.st, older, t.root); berr == nil {
+					return snap, nil
+				}
+			}
+		}
+		return snap, err
 	})
+}
+
+// segmentWithout names the files of version v as if the checkpoints at
+// version cp and above were not there.
+func (t *Table) segmentWithout(ctx context.Context, v, cp int64) (*replay.LogSegment, error) {
+	files, err := t.LogFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kept := make([]replay.LogFile, 0, len(files))
+	for _, f := range files {
+		if f.Kind != replay.CheckpointFile || f.Version < cp {
+			kept = append(kept, f)
+		}
+	}
+	return replay.NewLogSegment(kept, v)
 }
 
 // Refresh lists the log after the latest known version and moves latest to
