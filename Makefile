@@ -41,7 +41,7 @@ timed = start=$$(date +%s); $(2); rc=$$?; \
 alive = ( while sleep 50; do echo "... still running ($$(date +%T))"; done ) & ticker=$$!; \
 	$(1); rc=$$?; kill $$ticker 2>/dev/null; wait $$ticker 2>/dev/null; (exit $$rc)
 
-.PHONY: build test gotest fuzz pytest venv fuse demo demo-venv bench fmt vet clean distclean
+.PHONY: build test gotest fuzz stress pytest venv fuse demo demo-venv bench fmt vet clean distclean
 
 ## build: the CLI binary. Needs cmd/deltafs. The commit it is built from goes
 ## into `deltafs version` (Go records none with -buildvcs=false).
@@ -82,6 +82,12 @@ servers-clean:
 ## gotest: only the Go tests (no fuzzing, no Python).
 gotest:
 	@$(call alive,$(GO) test -race -count=1 -timeout 30m ./...)
+
+## stress: the live-writer stress test, long (300 commits; CI runs it with 30
+## as part of go test): latest only moves forward, never names a version that
+## cannot be looked up, and no version directory ever changes.
+stress:
+	DELTAFS_STRESS_COMMITS=$${DELTAFS_STRESS_COMMITS:-300} $(GO) test -run TestLiveWriterStress -count=1 -v ./tests
 
 ## fuzz: run every Fuzz* target in every package for FUZZTIME (default 10s).
 ## `go test -fuzz` accepts one package and one target per run, hence the loops.
