@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
@@ -167,14 +166,7 @@ func TestTimeTravelReadsLogCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, err := blobstore.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	table, err := versions.Open(ctx, st, versions.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	table, st := openTable(t, dir)
 	if _, err := table.Snapshot(ctx, table.Latest()); err != nil {
 		t.Fatal(err)
 	}
