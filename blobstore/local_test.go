@@ -149,3 +149,27 @@ func TestS3WithoutRegion(t *testing.T) {
 		t.Fatalf("open: %v; want the missing region named", err)
 	}
 }
+
+// TestGCSWithoutCredentials: a gs:// table with no source of credentials
+// is refused at open with what to set, before any request (the driver
+// printed a warning and the request failed with a PEM parse error).
+func TestGCSWithoutCredentials(t *testing.T) {
+	for _, k := range []string{"STORAGE_EMULATOR_HOST", "STORAGE_EMULATOR_HOST_GRPC", "GOOGLE_APPLICATION_CREDENTIALS", "GCE_METADATA_HOST"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("CLOUDSDK_CONFIG", t.TempDir())
+	if b, err := os.ReadFile("/sys/class/dmi/id/product_name"); err == nil && strings.HasPrefix(string(b), "Google") {
+		t.Skip("SKIPPING: this machine is Google's: its metadata server has credentials")
+	}
+	_, err := Open(context.Background(), "gs://bucket/table")
+	if err == nil || !strings.Contains(err.Error(), "no Google credentials: set GOOGLE_APPLICATION_CREDENTIALS") {
+		t.Fatalf("open: %v; want the missing credentials named", err)
+	}
+	// An emulator needs none.
+	t.Setenv("STORAGE_EMULATOR_HOST", "127.0.0.1:1")
+	st, err := Open(context.Background(), "gs://bucket/table")
+	if err != nil {
+		t.Fatalf("open with an emulator: %v", err)
+	}
+	st.Close()
+}

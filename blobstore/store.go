@@ -73,9 +73,14 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	case "s3", "gs", "azblob":
 		prefix := strings.Trim(u.Path, "/")
 		u.Path = ""
-		if u.Scheme == "s3" {
+		switch u.Scheme {
+		case "s3":
 			b, err = openS3(ctx, u)
-		} else {
+		case "gs":
+			if err = checkGCSCredentials(u); err == nil {
+				b, err = blob.OpenBucket(ctx, u.String())
+			}
+		default:
 			b, err = blob.OpenBucket(ctx, u.String())
 		}
 		if err == nil && prefix != "" {
