@@ -96,23 +96,37 @@ func (r *root) Close() {
 	})
 }
 
+// rootEntry is one fixed child of the root: the one list OnAdd and
+// Readdir both use.
+type rootEntry struct {
+	name string
+	mode uint32
+	ino  uint64
+	node fusefs.InodeEmbedder
+}
+
+// entries lists the root's children, sorted by name.
+func (r *root) entries() []rootEntry {
+	return []rootEntry{
+		{nameAt, syscall.S_IFDIR, inoAt, r.at},
+		{nameHistory, syscall.S_IFREG, inoHistory, r.history},
+		{nameLatest, syscall.S_IFLNK, inoLatest, r.latest},
+		{nameVersions, syscall.S_IFDIR, inoVersions, r.versions},
+	}
+}
+
 // OnAdd builds the fixed children once the root is part of a mount.
 func (r *root) OnAdd(ctx context.Context) {
-	r.AddChild(nameLatest, r.NewPersistentInode(ctx, r.latest,
-		fusefs.StableAttr{Mode: syscall.S_IFLNK, Ino: inoLatest}), false)
-	r.AddChild(nameVersions, r.NewPersistentInode(ctx, r.versions,
-		fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: inoVersions}), false)
-	r.AddChild(nameHistory, r.NewPersistentInode(ctx, r.history,
-		fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: inoHistory}), false)
-	r.AddChild(nameAt, r.NewPersistentInode(ctx, r.at,
-		fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: inoAt}), false)
+	for _, e := range r.entries() {
+		r.AddChild(e.name, r.NewPersistentInode(ctx, e.node, fusefs.StableAttr{Mode: e.mode, Ino: e.ino}), false)
+	}
 }
 
 // Getattr reports the root directory.
 func (r *root) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	out.Mode = syscall.S_IFDIR | 0o555
 	out.Ino = inoRoot
-	out.Nlink = 4
+	out.Nlink = 4 // 2, plus its child directories v/ and at/
 	out.SetTimes(&r.mounted, &r.mounted, &r.mounted)
 	out.SetTimeout(r.opts.LatestAttrTimeout)
 	return 0
@@ -137,12 +151,11 @@ func (r *root) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fu
 
 // Readdir lists the fixed children.
 func (r *root) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
-	return fusefs.NewListDirStream([]fuse.DirEntry{
-		{Name: nameAt, Mode: syscall.S_IFDIR, Ino: inoAt},
-		{Name: nameHistory, Mode: syscall.S_IFREG, Ino: inoHistory},
-		{Name: nameLatest, Mode: syscall.S_IFLNK, Ino: inoLatest},
-		{Name: nameVersions, Mode: syscall.S_IFDIR, Ino: inoVersions},
-	}), 0
+	var out []fuse.DirEntry
+	for _, e := range r.entries() {
+		out = append(out, fuse.DirEntry{Name: e.name, Mode: e.mode, Ino: e.ino})
+	}
+	return fusefs.NewListDirStream(out), 0
 }
 
 // startRefresher runs the latest refresher until Close, if enabled.
