@@ -93,7 +93,9 @@ func (n *latestNode) refresh(ctx context.Context, timeout time.Duration) error {
 	if changed {
 		_ = n.NotifyContent(0, 0)
 		_ = n.root.NotifyEntry(nameLatest)
+		_ = n.root.versions.NotifyContent(0, 0) // also when versions went away
 		_ = n.root.history.NotifyContent(0, 0)
+		_ = n.root.at.NotifyContent(0, 0)
 	}
 	return err
 }

@@ -2,13 +2,18 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/versions"
 )
 
 // TestRefreshIgnoresStrayCommit: a stray commit name far past the end of
@@ -80,5 +85,46 @@ func TestRefreshStaysOnBuildableVersion(t *testing.T) {
 				t.Fatalf("again: moved %v, latest %d, %v", moved, table.Latest(), err)
 			}
 		})
+	}
+}
+
+// TestRefreshNoticesLogCleanup: after log cleanup removes the oldest
+// commits (a checkpoint keeps the table), a refresh notices it (one HEAD
+// per CleanupCheckEvery) and the versions that can no longer be rebuilt
+// are no longer listed.
+func TestRefreshNoticesLogCleanup(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	for i := 1; i <= 3; i++ {
+		mustCommit(t, gen, mustAdd(t, gen, fmt.Sprintf("part-%d.parquet", i), 5))
+	}
+	if _, err := gen.Checkpoint(2); err != nil {
+		t.Fatal(err)
+	}
+	st, err := blobstore.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := versions.Open(ctx, st, versions.Options{CleanupCheckEvery: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := table.Versions(ctx); err != nil || len(vs) != 4 {
+		t.Fatalf("versions %v, %v", vs, err)
+	}
+	if changed, err := table.Refresh(ctx, nil); err != nil || changed {
+		t.Fatalf("refresh with nothing new: changed %v, %v", changed, err)
+	}
+	for _, v := range []int64{0, 1} {
+		if err := os.Remove(filepath.Join(dir, replay.CommitKey(v))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changed, err := table.Refresh(ctx, nil)
+	vs, verr := table.Versions(ctx)
+	if err != nil || !changed || verr != nil || !slices.Equal(vs, []int64{2, 3}) {
+		t.Fatalf("after cleanup: changed %v (%v), versions %v (%v); want [2 3]", changed, err, vs, verr)
 	}
 }

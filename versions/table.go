@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
@@ -15,6 +16,7 @@ type Store interface {
 	replay.Storage
 	List(ctx context.Context, dir, startAfter string, fn func(blobstore.Object) bool) error
 	ListPage(ctx context.Context, dir, startAfter string) ([]blobstore.Object, bool, error)
+	Stat(ctx context.Context, key string) (blobstore.Object, error)
 	Location() string
 }
 
@@ -34,18 +36,31 @@ type Table struct {
 	hint     HintState        // GUARDED_BY(mu)
 	hintAt   int64            // GUARDED_BY(mu); the version _last_checkpoint names, or -1
 	ict      map[int64]int64  // GUARDED_BY(mu); in-commit timestamps read so far, by version
+
+	cleanupEvery time.Duration // immutable
+	cleanupAt    time.Time     // GUARDED_BY(mu); when the next cleanup check is due
 }
 
 // Options tune a Table.
 type Options struct {
 	// SnapshotCacheBytes bounds the memory of cached snapshots.
 	SnapshotCacheBytes int64
+	// CleanupCheckEvery is how often Refresh checks whether log cleanup
+	// removed the oldest files it knows (one HEAD of one object), so that
+	// Versions stops listing versions that can no longer be rebuilt.
+	// Default 1 minute; negative never.
+	CleanupCheckEvery time.Duration
 }
 
 // Open finds the latest version of the table at st, reading as little of
 // the log as the cost model allows. It does not build a snapshot.
 func Open(ctx context.Context, st Store, opts Options) (*Table, error) {
-	t := &Table{st: st, root: st.Location(), snaps: newSnapshotCache(opts.SnapshotCacheBytes), ict: map[int64]int64{}}
+	t := &Table{st: st, root: st.Location(), snaps: newSnapshotCache(opts.SnapshotCacheBytes), ict: map[int64]int64{},
+		cleanupEvery: opts.CleanupCheckEvery}
+	if t.cleanupEvery == 0 {
+		t.cleanupEvery = time.Minute
+	}
+	t.cleanupAt = time.Now().Add(t.cleanupEvery)
 	if err := t.open(ctx); err != nil {
 		return nil, fmt.Errorf("open %s: %w", st.Location(), err)
 	}
@@ -233,9 +248,22 @@ func (t *Table) segmentWithout(ctx context.Context, v, cp int64) (*replay.LogSeg
 // where it was, with an error saying why, and a later version that builds
 // moves it on). The new version is listed by Versions before latest moves
 // to it, and beforeMove (if set) runs in between: whatever points at the
-// new latest finds it. It reports whether latest moved; an error with
-// moved true says latest stopped short of the newest version.
-func (t *Table) Refresh(ctx context.Context, beforeMove func(latest int64)) (moved bool, err error) {
+// new latest finds it. Every CleanupCheckEvery it also notices log cleanup
+// (the oldest known file gone) and lists the log again, so that Versions
+// drops what can no longer be rebuilt. It reports whether latest moved or
+// versions went away; an error with changed true says latest stopped short
+// of the newest version.
+func (t *Table) Refresh(ctx context.Context, beforeMove func(latest int64)) (changed bool, err error) {
+	pruned, err := t.checkCleanup(ctx)
+	if err != nil {
+		return false, fmt.Errorf("refresh %s: %w", t.root, err)
+	}
+	moved, err := t.advance(ctx, beforeMove)
+	return moved || pruned, err
+}
+
+// advance moves latest as Refresh says.
+func (t *Table) advance(ctx context.Context, beforeMove func(latest int64)) (moved bool, err error) {
 	before := t.Latest()
 	files, err := listFrom(ctx, t.st, afterKey(before))
 	if err != nil {
@@ -268,6 +296,34 @@ func (t *Table) Refresh(ctx context.Context, beforeMove func(latest int64)) (mov
 		t.mu.Unlock()
 	}
 	return moved, stuck
+}
+
+// checkCleanup, when due, looks up the oldest log file known; if log
+// cleanup removed it, the whole log is listed again (replacing what was
+// known). It reports whether it was.
+func (t *Table) checkCleanup(ctx context.Context) (bool, error) {
+	t.mu.Lock()
+	due := t.cleanupEvery > 0 && !time.Now().Before(t.cleanupAt) && len(t.files) > 0
+	var oldest string
+	if due {
+		t.cleanupAt = time.Now().Add(t.cleanupEvery)
+		oldest = t.files[0].Key
+	}
+	t.mu.Unlock()
+	if !due {
+		return false, nil
+	}
+	if _, err := t.st.Stat(ctx, oldest); !errors.Is(err, blobstore.ErrNotFound) {
+		return false, nil // still there (or unknown: try again next time)
+	}
+	all, err := listFrom(ctx, t.st, "")
+	if err != nil {
+		return false, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.files, t.complete = merge(all, nil), true
+	return true, nil
 }
 
 // newestBuildable returns the newest version in (floor, top] whose
