@@ -43,8 +43,9 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.snapMiB, "snapshot-cache-mb", 1024, "memory for cached version snapshots (about 50 bytes plus the path per live file), in MiB")
 	fs.StringVar(&f.blockSize, "block-size", "auto", "unit of data file reads and of the block cache, e.g. 1MiB, 512KiB (auto: "+
 		"1MiB for local tables, 8MiB for s3://, gs://, azblob://)")
-	fs.IntVar(&f.readAhead, "read-ahead", -1, "most blocks read ahead, in parallel, of a sequential reader; 0 disables (default: "+
+	fs.IntVar(&f.readAhead, "read-ahead", -1, "most blocks read ahead, in parallel, of a sequential reader; 0 disables (auto: "+
 		"2 for local tables, 16 for s3://, gs://, azblob://)")
+	fs.Lookup("read-ahead").DefValue = "auto" // -1 stands for it
 	fs.StringVar(&f.directIO, "direct-io", "auto", "read data files past the kernel's page cache: on, off or auto "+
 		"(auto: on for s3://, gs://, azblob://, whose blocks deltafs caches itself; off for local tables)")
 	fs.BoolVar(&f.passthrough, "passthrough", true, "let the kernel read the plain data files of a local table straight from their files "+
