@@ -79,7 +79,7 @@ func FuzzWholeTable(f *testing.F) {
 		defer cancel()
 		exerciseTable(ctx, t, dir)
 		if ctx.Err() != nil {
-			t.Fatalf("the commands did not end within a minute: %v", ctx.Err())
+			t.Fatal("the commands did not end within a minute: a hang")
 		}
 	})
 }
