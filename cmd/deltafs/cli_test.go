@@ -200,3 +200,26 @@ func TestSchema(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
+
+// TestDiff: diff lists the files added and removed between two versions,
+// or the versions two instants resolve to, in path order.
+func TestDiff(t *testing.T) {
+	table := testdata(t, "delta-rs/data/simple_table")
+	code, out, errOut := runCLI("diff", table, "0", "4")
+	if code != 0 || strings.Count(out, "\n") != 11 || !strings.HasPrefix(out, "+ part-00000-2befed33") {
+		t.Errorf("diff 0 4: exit %d, %q, stdout:\n%s", code, errOut, out)
+	}
+	code, out, _ = runCLI("diff", "--json", table, "3", "4")
+	if code != 0 || !strings.Contains(out, `{"change":"removed","path":"part-00000-f17fcbf5-e0dc-40ba-adae-ce66d1fcaef6-c000.snappy.parquet","size":429}`) {
+		t.Errorf("diff --json 3 4: exit %d:\n%s", code, out)
+	}
+	// The same version twice, by number and by an instant after the last commit.
+	code, out, errOut = runCLI("diff", table, "4", "2099-01-01")
+	if code != 0 || out != "" {
+		t.Errorf("diff 4 2099-01-01: exit %d, %q, %q", code, out, errOut)
+	}
+	code, _, errOut = runCLI("diff", table, "4", "soon")
+	if code != 2 || !strings.Contains(errOut, `"soon" is neither a version`) {
+		t.Errorf("diff 4 soon: exit %d, %q", code, errOut)
+	}
+}

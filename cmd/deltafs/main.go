@@ -18,10 +18,12 @@ Usage:
   deltafs mount TABLE MOUNTPOINT [flags]   mount the table (foreground)
   deltafs demo [DIR [MOUNTPOINT]]          generate a sample table and mount it
   deltafs versions TABLE [--json]          versions that can be rebuilt, ascending
-  deltafs ls TABLE [--version N] [--json]  live files of a version (latest by default)
+  deltafs ls TABLE [--version N | --at INSTANT] [--json]
+                                           live files of a version (latest by default)
   deltafs schema TABLE [--version N] [--json]
                                            logical schema: physical names, ids, partition columns
-  deltafs history TABLE [--json]           version, timestamp and operation per version
+  deltafs history TABLE [--json]           version, instant and operation per version
+  deltafs diff TABLE A B [--json]          files added (+) and removed (-) from A to B (versions or instants)
   deltafs doctor TABLE [--json]            health check: checkpoints, log, data files, retention, open cost
   deltafs version                          version and build information (also --version)
 
@@ -44,6 +46,7 @@ var commands = map[string]command{
 	"demo":     runDemo,
 	"doctor":   runDoctor,
 	"schema":   runSchema,
+	"diff":     runDiff,
 }
 
 func main() {
