@@ -48,7 +48,7 @@ func (l *localRoot) open(key string) (*os.File, error) {
 	if !filepath.IsLocal(key) || strings.ContainsRune(key, 0) {
 		return nil, fmt.Errorf("%w: the name leaves the table folder", ErrRefused)
 	}
-	fd, err := l.openat(key)
+	fd, err := l.openat(key, openFlags)
 	if err != nil {
 		switch {
 		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
@@ -72,25 +72,27 @@ func (l *localRoot) open(key string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), filepath.Join(l.dir, key)), nil
 }
 
-// openat opens key with openat2 (Linux 5.6); on older kernels it walks the
-// name one element at a time, refusing a link at each.
-func (l *localRoot) openat(key string) (int, error) {
-	how := unix.OpenHow{Flags: openFlags, Resolve: resolveFlags}
+// openat opens the name below the root with flags, by openat2 (Linux
+// 5.6); on older kernels it walks the name one element at a time,
+// refusing a link at each.
+func (l *localRoot) openat(name string, flags uint64) (int, error) {
+	how := unix.OpenHow{Flags: flags, Resolve: resolveFlags}
 	for range 8 { // EAGAIN: a concurrent rename raced the lookup; try again
-		fd, err := unix.Openat2(l.fd, key, &how)
+		fd, err := unix.Openat2(l.fd, name, &how)
 		if err == unix.EAGAIN || err == unix.EINTR {
 			continue
 		}
 		if err == unix.ENOSYS {
-			return l.walk(key)
+			return l.walk(name, int(flags))
 		}
 		return fd, err
 	}
 	return -1, unix.EAGAIN
 }
 
-func (l *localRoot) walk(key string) (int, error) {
-	parts := strings.Split(filepath.Clean(key), "/")
+// walk is openat without openat2.
+func (l *localRoot) walk(name string, flags int) (int, error) {
+	parts := strings.Split(filepath.Clean(name), "/")
 	dir := l.fd
 	defer func() {
 		if dir != l.fd {
@@ -107,7 +109,7 @@ func (l *localRoot) walk(key string) (int, error) {
 		}
 		dir = fd
 	}
-	return unix.Openat(dir, parts[len(parts)-1], openFlags|unix.O_NOFOLLOW, 0)
+	return unix.Openat(dir, parts[len(parts)-1], flags|unix.O_NOFOLLOW, 0)
 }
 
 func fileType(mode uint32) string {

@@ -122,13 +122,13 @@ func TestLocalWalkRefusesLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.close()
-	fd, err := l.walk("a/f")
+	fd, err := l.walk("a/f", openFlags)
 	if err != nil {
 		t.Fatalf("walk(a/f): %v", err)
 	}
 	syscall.Close(fd)
 	for _, key := range []string{"l/f", "a/g"} {
-		if fd, err := l.walk(key); err == nil {
+		if fd, err := l.walk(key, openFlags); err == nil {
 			syscall.Close(fd)
 			t.Errorf("walk(%s) followed a link", key)
 		}

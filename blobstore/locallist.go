@@ -18,27 +18,18 @@ import (
 // object store would have listed it or not. A missing folder lists
 // nothing.
 func (l *localRoot) list(dir, startAfter string) ([]Object, error) {
-	fd := l.fd
-	if dir != "" {
-		how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveFlags}
-		var err error
-		if fd, err = unix.Openat2(l.fd, strings.TrimSuffix(dir, "/"), &how); err == unix.ENOSYS {
-			fd, err = l.walkDir(strings.TrimSuffix(dir, "/"))
-		}
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "open", Path: dir, Err: err}
-		}
-		defer unix.Close(fd)
+	folder := strings.TrimSuffix(dir, "/")
+	if folder == "" {
+		folder = "."
 	}
-	// Read the names through a duplicate: the root's descriptor is O_PATH.
-	dup, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := l.openat(folder, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
-	f := os.NewFile(uintptr(dup), dir)
+	f := os.NewFile(uintptr(fd), dir)
 	defer f.Close()
 	names, err := f.Readdirnames(-1)
 	if err != nil {
@@ -64,21 +55,4 @@ func (l *localRoot) list(dir, startAfter string) ([]Object, error) {
 		out = append(out, Object{Key: key, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix())})
 	}
 	return out, nil
-}
-
-// walkDir opens the folder dir below the root, refusing links, where
-// openat2 is missing.
-func (l *localRoot) walkDir(dir string) (int, error) {
-	fd := l.fd
-	for _, p := range strings.Split(dir, "/") {
-		next, err := unix.Openat(fd, p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if fd != l.fd {
-			unix.Close(fd)
-		}
-		if err != nil {
-			return -1, err
-		}
-		fd = next
-	}
-	return fd, nil
 }

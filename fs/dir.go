@@ -45,14 +45,13 @@ func newVersionDir(r *root, version int64, lay *layout.Version) *dirNode {
 	for _, h := range lay.Hidden {
 		r.logf("v%d: not shown: %s: %s", version, h.Path, h.Why)
 	}
-	d := newDir(r, version, lay.Entries, "", 0, len(lay.Entries))
-	d.lay = lay
-	return d
+	return newDir(r, version, lay, "", 0, len(lay.Entries))
 }
 
-func newDir(r *root, version int64, files []layout.Entry, prefix string, lo, hi int) *dirNode {
+func newDir(r *root, version int64, lay *layout.Version, prefix string, lo, hi int) *dirNode {
+	files := lay.Entries
 	d := &dirNode{
-		root: r, version: version, files: files, prefix: prefix, lo: lo, hi: hi,
+		root: r, version: version, lay: lay, files: files, prefix: prefix, lo: lo, hi: hi,
 		ino: ino(version, kindDir, prefix), nlink: 2,
 	}
 	lastSub := ""
@@ -114,8 +113,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		return nil, syscall.ENOENT
 	}
 	k := d.search(j, d.hi, full+"0") // '0' follows '/': the end of the run under sub
-	ch := newDir(d.root, d.version, d.files, sub, j, k)
-	ch.lay = d.lay
+	ch := newDir(d.root, d.version, d.lay, sub, j, k)
 	ch.fillEntry(out)
 	return d.NewInode(ctx, ch, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: ch.ino}), 0
 }

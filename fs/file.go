@@ -2,6 +2,7 @@ package fs
 
 import (
 	"context"
+	"os"
 	"syscall"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
@@ -84,28 +85,30 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	if errno := openReadOnly(flags); errno != 0 {
 		return nil, 0, errno
 	}
-	if errno := n.checkSize(); errno != 0 {
+	local, errno := n.checkSize()
+	if errno != 0 {
 		return nil, 0, errno
 	}
 	h := &fileHandle{}
 	if n.needsView() {
 		v, errno := n.view(ctx)
 		if errno != 0 {
+			local.Close()
 			return nil, 0, errno
 		}
 		h.reader = n.root.files.Open(n.f.Path, n.f.Size, v)
 	} else {
 		h.reader = n.root.files.Open(n.f.Path, n.f.Size, nil)
-		if lf, ok := n.root.table.(LocalFiler); ok && !n.root.opts.NoPassthrough {
-			if h.openLocal, ok = lf.LocalFile(n.f.Path); ok {
-				h.localSize = n.f.Size
-			}
-		}
+	}
+	if local != nil && !n.needsView() && !n.root.opts.NoPassthrough {
+		h.backing = local // offered to the kernel (passthrough)
+	} else {
+		local.Close()
 	}
 	// The bytes of a path never change: whatever the kernel cached of them
 	// stays valid. (go-fuse clears this for a file it passes through.)
 	out := uint32(fuse.FOPEN_KEEP_CACHE)
-	if n.root.directIO.Load() && h.openLocal == nil {
+	if n.root.directIO.Load() && h.backing == nil {
 		out |= fuse.FOPEN_DIRECT_IO
 	}
 	return h, out, 0
@@ -179,28 +182,39 @@ func (n *fileNode) viewFailed(err error) syscall.Errno {
 }
 
 // checkSize refuses a file whose size the log gets wrong: a negative size,
-// or, where the store tells it for free, a stored size other than the
-// log's (a file truncated, appended to or replaced since it was
-// committed). Serving it would give bytes that are not the table's.
-func (n *fileNode) checkSize() syscall.Errno {
+// or, for a file on this machine (LocalFiler), a stored size other than
+// the log's (a file truncated, appended to or replaced since it was
+// committed). Serving it would give bytes that are not the table's. It
+// returns the local file it opened to look (nil for others), which the
+// open may hand to the kernel.
+func (n *fileNode) checkSize() (*os.File, syscall.Errno) {
 	if n.f.Size < 0 {
 		n.root.logf("v%d/%s: the log gives size %d for %s", n.version, n.name, n.f.Size, n.f.Path)
-		return syscall.EIO
+		return nil, syscall.EIO
 	}
-	sc, ok := n.root.table.(SizeChecker)
+	lf, ok := n.root.table.(LocalFiler)
 	if !ok {
-		return 0
+		return nil, 0
 	}
-	size, known, err := sc.StoredSize(n.f.Path)
+	open, ok := lf.LocalFile(n.f.Path)
+	if !ok {
+		return nil, 0
+	}
+	f, err := open()
+	var info os.FileInfo
+	if err == nil {
+		if info, err = f.Stat(); err != nil {
+			f.Close()
+		}
+	}
 	switch {
-	case !known:
-		return 0
 	case err != nil:
 		n.root.logf("v%d/%s: %v", n.version, n.name, err)
-		return readErrno(err)
-	case size != n.f.Size:
-		n.root.logf("v%d/%s: %s is %d bytes, the log says %d: not served", n.version, n.name, n.f.Path, size, n.f.Size)
-		return syscall.EIO
+		return nil, readErrno(err)
+	case info.Size() != n.f.Size:
+		f.Close()
+		n.root.logf("v%d/%s: %s is %d bytes, the log says %d: not served", n.version, n.name, n.f.Path, info.Size(), n.f.Size)
+		return nil, syscall.EIO
 	}
-	return 0
+	return f, 0
 }

@@ -17,11 +17,8 @@ import (
 type fileHandle struct {
 	reader *serve.Reader // immutable
 
-	openLocal func() (*os.File, error) // opens the local file behind a plain data file, offered for passthrough; immutable
-	localSize int64                    // its size per the log; immutable
-
 	mu       sync.Mutex
-	backing  *os.File // GUARDED_BY(mu): the local file, open while the kernel may still be registering it
+	backing  *os.File // GUARDED_BY(mu): the local file of a plain data file, its size checked at open; offered for passthrough
 	released bool     // GUARDED_BY(mu)
 }
 
@@ -31,31 +28,17 @@ var (
 )
 
 // PassthroughFd gives the kernel the local file behind a plain data file,
-// which it then reads without asking deltafs (FUSE passthrough). go-fuse
+// opened (under the store's rules) and its size checked at open, which the
+// kernel then reads without asking deltafs (FUSE passthrough). go-fuse
 // asks at the first open of a file, and keeps the kernel's registration
-// while the file stays open anywhere. A file that cannot be opened, or
-// whose size is not the log's, is served through the mount instead, which
-// reports the problem on read.
+// while the file stays open anywhere.
 func (h *fileHandle) PassthroughFd() (int, bool) {
-	if h.openLocal == nil {
-		return 0, false
-	}
-	f, err := h.openLocal()
-	if err != nil {
-		return 0, false
-	}
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() != h.localSize {
-		f.Close()
-		return 0, false
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.released {
-		f.Close()
+	if h.backing == nil || h.released {
 		return 0, false
 	}
-	h.backing = f
-	return int(f.Fd()), true
+	return int(h.backing.Fd()), true
 }
 
 // Release ends the reader's read-ahead and lets go of its blocks when the

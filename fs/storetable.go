@@ -23,7 +23,6 @@ var _ interface {
 	Table
 	AbsoluteReader
 	LocalFiler
-	SizeChecker
 } = StoreTable{}
 
 func (t StoreTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
@@ -35,24 +34,6 @@ func (t StoreTable) LocalFile(path string) (func() (*os.File, error), bool) {
 		return nil, false
 	}
 	return func() (*os.File, error) { return t.Store.OpenLocal(path) }, true
-}
-
-// StoredSize stats a local data file (no request is counted: it is not
-// one); other stores answer ok false.
-func (t StoreTable) StoredSize(path string) (int64, bool, error) {
-	if action.IsExternal(path) || !t.Store.HasLocalFiles() {
-		return 0, false, nil
-	}
-	f, err := t.Store.OpenLocal(path)
-	if err != nil {
-		return 0, true, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return 0, true, err
-	}
-	return info.Size(), true, nil
 }
 
 func (t StoreTable) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {

@@ -43,21 +43,12 @@ type AbsoluteReader interface {
 }
 
 // LocalFiler is implemented by Tables whose data files are files on this
-// machine. The mount then lets the kernel read a plain data file straight
-// from its file (FUSE passthrough), as fast as reading it directly; path is
-// replay.File.Path, and ok is false for a file to be read through the
-// Table. open is called when the kernel asks for the file, and opens it
-// under the same rules as every read of the Table (no link followed,
-// nothing outside the table, only a regular file).
+// machine. The mount checks a file's stored size at open, and lets the
+// kernel read a plain data file straight from its file (FUSE passthrough),
+// as fast as reading it directly; path is replay.File.Path, and ok is
+// false for a file to be read through the Table. open opens it under the
+// same rules as every read of the Table (no link followed, nothing outside
+// the table, only a regular file).
 type LocalFiler interface {
 	LocalFile(path string) (open func() (*os.File, error), ok bool)
-}
-
-// SizeChecker is implemented by Tables that can tell an object's size
-// without a storage request (local files). The mount then refuses, at
-// open, a data file whose stored size is not the log's: it would serve
-// other bytes than the table's. ok is false where the size is not known
-// for free.
-type SizeChecker interface {
-	StoredSize(path string) (size int64, ok bool, err error)
 }

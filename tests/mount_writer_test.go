@@ -22,17 +22,9 @@ type versionView struct {
 
 func viewVersion(t *testing.T, vdir string) versionView {
 	t.Helper()
-	names, err := walkFiles(vdir)
+	v, err := tryViewVersion(vdir)
 	if err != nil {
-		t.Fatalf("walk %s: %v", vdir, err)
-	}
-	v := versionView{names: names, bytes: map[string][]byte{}}
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(vdir, filepath.FromSlash(n)))
-		if err != nil {
-			t.Fatalf("read %s/%s: %v", vdir, n, err)
-		}
-		v.bytes[n] = b
+		t.Fatalf("view %s: %v", vdir, err)
 	}
 	return v
 }
