@@ -8,11 +8,12 @@ import (
 
 // Counts is a snapshot of the requests a Store has made.
 type Counts struct {
-	Gets   int64 // whole or ranged object reads
-	Lists  int64 // listing pages
-	Heads  int64 // attribute requests
-	Bytes  int64 // bytes read by Gets
-	Rounds int64 // sequential round trips: requests that overlap count once
+	Gets    int64 // whole or ranged object reads
+	Lists   int64 // listing pages
+	Heads   int64 // attribute requests
+	Bytes   int64 // bytes read by Gets
+	Rounds  int64 // sequential round trips: requests that overlap count once
+	Retries int64 // requests made again after a failure that may pass (counted in Gets, Lists, Heads too)
 }
 
 // Requests is the total number of requests.
@@ -22,12 +23,12 @@ func (c Counts) Requests() int64 { return c.Gets + c.Lists + c.Heads }
 func (c Counts) Sub(before Counts) Counts {
 	return Counts{
 		Gets: c.Gets - before.Gets, Lists: c.Lists - before.Lists, Heads: c.Heads - before.Heads,
-		Bytes: c.Bytes - before.Bytes, Rounds: c.Rounds - before.Rounds,
+		Bytes: c.Bytes - before.Bytes, Rounds: c.Rounds - before.Rounds, Retries: c.Retries - before.Retries,
 	}
 }
 
 type counters struct {
-	gets, lists, heads, bytes atomic.Int64
+	gets, lists, heads, bytes, retries atomic.Int64
 
 	mu       sync.Mutex
 	inFlight int   // GUARDED_BY(mu)
@@ -41,7 +42,7 @@ func (s *Store) Counts() Counts {
 	s.counts.mu.Unlock()
 	return Counts{
 		Gets: s.counts.gets.Load(), Lists: s.counts.lists.Load(), Heads: s.counts.heads.Load(),
-		Bytes: s.counts.bytes.Load(), Rounds: rounds,
+		Bytes: s.counts.bytes.Load(), Rounds: rounds, Retries: s.counts.retries.Load(),
 	}
 }
 

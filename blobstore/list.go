@@ -109,16 +109,16 @@ func (s *Store) firstToken(startAfter string) []byte {
 }
 
 func (s *Store) listPage(ctx context.Context, token []byte, opts *blob.ListOptions) ([]*blob.ListObject, []byte, error) {
-	done := s.begin(&s.counts.lists)
-	defer done()
-	objs, next, err := s.bucket.ListPage(ctx, token, pageSize, opts)
-	if err == io.EOF {
-		err = nil
-	}
-	if err != nil {
-		return nil, nil, s.wrap(opts.Prefix, err)
-	}
-	return objs, next, nil
+	var objs []*blob.ListObject
+	var next []byte
+	err := s.do(ctx, &s.counts.lists, opts.Prefix, func() (err error) {
+		objs, next, err = s.bucket.ListPage(ctx, token, pageSize, opts)
+		if err == io.EOF {
+			err = nil
+		}
+		return err
+	})
+	return objs, next, err
 }
 
 // ListPage returns one page of the objects directly under dir whose keys

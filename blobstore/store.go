@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"cloud.google.com/go/storage"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob" // azblob:// URLs
 	_ "gocloud.dev/blob/gcsblob"   // gs:// URLs
@@ -37,6 +38,8 @@ type Store struct {
 	prefix   string        // key prefix of a table root inside a bucket ("tables/t/"), for list-from
 	local    *localRoot    // file:// locations: objects are read as the plain files they are
 	latency  time.Duration // injected before every request (tests, benchmarks)
+	retry    Retry
+	logf     func(format string, args ...any) // retries, when set
 	counts   counters
 }
 
@@ -96,7 +99,21 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", location, err)
 	}
-	s := &Store{bucket: b, location: strings.TrimSuffix(location, "/"), scheme: u.Scheme, prefix: keyPrefix, local: local}
+	s := &Store{bucket: b, location: strings.TrimSuffix(location, "/"), scheme: u.Scheme, prefix: keyPrefix, local: local, retry: DefaultRetry}
+	switch u.Scheme {
+	case "gs":
+		// Its client retries until the context ends, which for a mount is
+		// never: the Store's retries (retry.go) replace its own.
+		var c *storage.Client
+		if b.As(&c) {
+			c.SetRetry(storage.WithPolicy(storage.RetryNever))
+		}
+	case "azblob":
+		// Its client retries with backoff itself (four tries, about half
+		// a minute, then the error) and gocloud.dev gives no hook to change
+		// that: one Store try each.
+		s.retry.Attempts = 1
+	}
 	for _, o := range opts {
 		o(s)
 	}
@@ -136,51 +153,59 @@ func (s *Store) Close() error {
 
 // Read returns a whole object.
 func (s *Store) Read(ctx context.Context, key string) ([]byte, error) {
-	done := s.begin(&s.counts.gets)
-	defer done()
-	if s.local != nil {
-		data, err := s.local.read(key)
-		if err != nil {
-			return nil, s.wrap(key, err)
+	var data []byte
+	err := s.do(ctx, &s.counts.gets, key, func() (err error) {
+		if s.local != nil {
+			data, err = s.local.read(key)
+			return err
 		}
-		s.counts.bytes.Add(int64(len(data)))
-		return data, nil
-	}
-	r, err := s.bucket.NewReader(ctx, key, nil)
+		r, err := s.bucket.NewReader(ctx, key, nil)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		// The reader knows the size: one allocation, not ReadAll's doubling.
+		data = make([]byte, r.Size())
+		_, err = io.ReadFull(r, data)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("%w: %d bytes of %d", errShortBody, len(data), r.Size())
+		}
+		return err
+	})
 	if err != nil {
-		return nil, s.wrap(key, err)
-	}
-	defer r.Close()
-	// The reader knows the size: one allocation, not ReadAll's doubling.
-	data := make([]byte, r.Size())
-	if _, err := io.ReadFull(r, data); err != nil {
-		return nil, s.wrap(key, err)
+		return nil, err
 	}
 	s.counts.bytes.Add(int64(len(data)))
 	return data, nil
 }
 
-// ReadRange returns length bytes of an object from offset; fewer at the end.
+// ReadRange returns length bytes of an object from offset; fewer only at
+// its end.
 func (s *Store) ReadRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
-	done := s.begin(&s.counts.gets)
-	defer done()
-	if s.local != nil {
-		buf, err := s.local.readRange(key, offset, length)
-		if err != nil {
-			return nil, s.wrap(key, err)
+	var buf []byte
+	err := s.do(ctx, &s.counts.gets, key, func() (err error) {
+		if s.local != nil {
+			buf, err = s.local.readRange(key, offset, length)
+			return err
 		}
-		s.counts.bytes.Add(int64(len(buf)))
-		return buf, nil
-	}
-	r, err := s.bucket.NewRangeReader(ctx, key, offset, length, nil)
+		r, err := s.bucket.NewRangeReader(ctx, key, offset, length, nil)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		buf, err = readInto(make([]byte, 0, length), r)
+		if err != nil {
+			return err
+		}
+		// The reader's Size is the whole object's: a body that ends before
+		// the range or the object does was cut short.
+		if want := min(length, r.Size()-offset); int64(len(buf)) < want {
+			return fmt.Errorf("%w: %d bytes of %d at offset %d", errShortBody, len(buf), want, offset)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, s.wrap(key, err)
-	}
-	defer r.Close()
-	buf := make([]byte, 0, length)
-	buf, err = readInto(buf, r)
-	if err != nil {
-		return nil, s.wrap(key, err)
+		return nil, err
 	}
 	s.counts.bytes.Add(int64(len(buf)))
 	return buf, nil
@@ -217,20 +242,20 @@ func readInto(buf []byte, r io.Reader) ([]byte, error) {
 
 // Stat returns an object's size and modification time (a HEAD request).
 func (s *Store) Stat(ctx context.Context, key string) (Object, error) {
-	done := s.begin(&s.counts.heads)
-	defer done()
-	if s.local != nil {
-		o, err := s.local.stat(key)
-		if err != nil {
-			return Object{}, s.wrap(key, err)
+	var o Object
+	err := s.do(ctx, &s.counts.heads, key, func() (err error) {
+		if s.local != nil {
+			o, err = s.local.stat(key)
+			return err
 		}
-		return o, nil
-	}
-	a, err := s.bucket.Attributes(ctx, key)
-	if err != nil {
-		return Object{}, s.wrap(key, err)
-	}
-	return Object{Key: key, Size: a.Size, ModTime: a.ModTime}, nil
+		a, err := s.bucket.Attributes(ctx, key)
+		if err != nil {
+			return err
+		}
+		o = Object{Key: key, Size: a.Size, ModTime: a.ModTime}
+		return nil
+	})
+	return o, err
 }
 
 // Write stores an object. deltafs itself never writes; tests and table

@@ -191,7 +191,8 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if err := checkMountpoint(dir, location, mf.nonempty); err != nil {
 		return err
 	}
-	st, err := blobstore.Open(ctx, location)
+	logger := log.New(stderr, "deltafs: ", log.LstdFlags)
+	st, err := blobstore.Open(ctx, location, blobstore.WithLogf(logger.Printf))
 	if err != nil {
 		return err
 	}
@@ -219,7 +220,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		CacheDir:        mf.cacheDir,
 		DVCacheBytes:    mf.dvCacheMiB << 20,
 		Debug:           mf.debug,
-		Logger:          log.New(stderr, "deltafs: ", log.LstdFlags),
+		Logger:          logger,
 	})
 	if err != nil {
 		return err

@@ -68,6 +68,8 @@ type Server struct {
 	Addr   string   // 127.0.0.1:PORT
 	Env    []string // KEY=VALUE settings a client process needs (already set in this one)
 	query  string   // URL query a table location needs
+	bin    string
+	args   []string
 	cmd    *exec.Cmd
 	dir    string
 	log    *bytes.Buffer
@@ -237,7 +239,7 @@ func launch(name, bin string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Name: name, Addr: addr, dir: dir, log: &bytes.Buffer{}, exited: make(chan struct{})}
+	s := &Server{Name: name, Addr: addr, dir: dir, log: &bytes.Buffer{}}
 	var args []string
 	switch name {
 	case VersityGW:
@@ -265,23 +267,77 @@ func launch(name, bin string) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("unknown server %q", name)
 	}
-	s.cmd = exec.Command(bin, args...)
-	s.cmd.Dir = dir
+	s.bin, s.args = bin, args
+	if err := s.spawn(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return s, nil
+}
+
+// spawn starts the server's process and waits until it answers.
+func (s *Server) spawn() error {
+	s.log.Reset()
+	s.exited = make(chan struct{})
+	s.cmd = exec.Command(s.bin, s.args...)
+	s.cmd.Dir = s.dir
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	// Own process group (so stop reaches node's children too); killed with
 	// the test binary even if it crashes.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+		return err
 	}
-	go func() { s.cmd.Wait(); close(s.exited) }()
+	exited := s.exited
+	go func() { s.cmd.Wait(); close(exited) }()
 	if err := s.waitReady(); err != nil {
-		s.stop()
-		return nil, fmt.Errorf("%s on %s: %w\n%s", name, addr, err, s.log)
+		s.kill()
+		return fmt.Errorf("%s on %s: %w\n%s", s.Name, s.Addr, err, s.log)
 	}
-	return s, nil
+	return nil
 }
+
+// StartOwn starts a server of its own for one test, which may Kill and
+// Restart it; it is stopped when the test ends.
+func StartOwn(t testing.TB, name string) *Server {
+	t.Helper()
+	bin, err := binary(name)
+	var s *Server
+	if err == nil {
+		for attempt := 0; attempt < 3; attempt++ {
+			if s, err = launch(name, bin); err == nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		if os.Getenv("DELTAFS_STRICT") == "1" {
+			t.Fatalf("object-store server %s: %v", name, err)
+		}
+		t.Skipf("SKIPPING: object-store server %s unavailable: %v", name, err)
+	}
+	for _, kv := range s.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	t.Cleanup(s.stop)
+	return s
+}
+
+// Kill stops the server at once (SIGKILL), as a crash would; its data stays.
+func (s *Server) Kill() { s.kill() }
+
+func (s *Server) kill() {
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.exited
+}
+
+// Restart starts a killed server again, on the same address and data.
+func (s *Server) Restart() error { return s.spawn() }
+
+// DataDir is the folder a versitygw server keeps its bucket's objects in,
+// as plain files: a test may write objects there while the server is down.
+func (s *Server) DataDir() string { return filepath.Join(s.dir, Bucket) }
 
 // waitReady waits for the server to answer HTTP, then creates the bucket
 // where it is not a folder.

@@ -1,0 +1,101 @@
+package blobstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"gocloud.dev/gcerrors"
+)
+
+// Retry says how a Store retries a request to an object store that failed
+// in a way that may pass: a 5xx answer, throttling, a refused or reset
+// connection, a body cut short. Local files are never retried.
+type Retry struct {
+	Attempts   int           // tries in all, the first included; 1 or less: no retry
+	Backoff    time.Duration // wait before the second try, doubled for each one after (with jitter)
+	MaxBackoff time.Duration // the longest wait
+}
+
+// DefaultRetry rides out a server restart of a few seconds: six tries over
+// about three seconds, then the error.
+var DefaultRetry = Retry{Attempts: 6, Backoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second}
+
+// WithRetry replaces DefaultRetry.
+func WithRetry(r Retry) Option { return func(s *Store) { s.retry = r } }
+
+// WithLogf has each retry logged through logf, with the error that caused it.
+func WithLogf(logf func(format string, args ...any)) Option {
+	return func(s *Store) { s.logf = logf }
+}
+
+// errShortBody is a body that ended before the bytes its answer promised:
+// never data, always retried.
+var errShortBody = errors.New("the store's answer ended early")
+
+// do runs one request of a kind, counted, with the latency injected in
+// tests, retrying it as s.retry says while the error may pass. The error
+// returned is wrapped with the object's URL (and the number of tries, when
+// there were several).
+func (s *Store) do(ctx context.Context, kind *atomic.Int64, key string, request func() error) error {
+	attempts := max(s.retry.Attempts, 1)
+	if s.local != nil {
+		attempts = 1
+	}
+	wait := s.retry.Backoff
+	for try := 1; ; try++ {
+		done := s.begin(kind)
+		err := request()
+		done()
+		if err == nil {
+			return nil
+		}
+		err = s.wrap(key, err)
+		if try == attempts || !mayPass(ctx, err) {
+			if try > 1 {
+				err = fmt.Errorf("after %d tries: %w", try, err)
+			}
+			return err
+		}
+		s.counts.retries.Add(1)
+		pause := jitter(wait)
+		if s.logf != nil {
+			s.logf("try %d of %d failed, again in %v: %v", try, attempts, pause.Round(time.Millisecond), err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (while waiting to retry: %w)", ctx.Err(), err)
+		case <-time.After(pause):
+		}
+		wait = min(2*wait, max(s.retry.MaxBackoff, s.retry.Backoff))
+	}
+}
+
+// jitter returns a wait between d/2 and d, so that the readers an outage
+// stopped together do not come back together.
+func jitter(d time.Duration) time.Duration {
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d/2)
+}
+
+// mayPass reports whether a request that failed with err may succeed if
+// tried again: not when the caller gave up, and not for answers that say
+// what the object or the request is (missing, forbidden, malformed,
+// unsupported) or that no credentials exist.
+func mayPass(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, ErrNotFound) {
+		return false
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.NotFound, gcerrors.PermissionDenied, gcerrors.InvalidArgument,
+		gcerrors.FailedPrecondition, gcerrors.Unimplemented, gcerrors.AlreadyExists, gcerrors.Canceled:
+		return false
+	}
+	return !strings.Contains(err.Error(), "no AWS credentials found")
+}
