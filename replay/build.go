@@ -118,6 +118,9 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.
 	sem := make(chan struct{}, commitFetchers)
 	var wg sync.WaitGroup
 	for i, f := range files {
+		if ctx.Err() != nil { // a long log is many reads: stop between them
+			break
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -135,6 +138,9 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

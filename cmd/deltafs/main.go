@@ -4,12 +4,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 const usage = `deltafs: a Delta Lake table as a read-only filesystem
@@ -32,7 +35,8 @@ Run "deltafs COMMAND --help" (or "deltafs help COMMAND") for a command's flags.
 --json prints JSON Lines (one object per line: per version, file or column;
 doctor prints one object). Exit status: 0 done, 1 the table or storage failed
 (one line on stderr says why; doctor: a data file cannot be served), 2 a
-mistake in the command line.
+mistake in the command line, 128+N stopped by signal N before it was done
+(130 SIGINT, 143 SIGTERM).
 `
 
 // command runs one subcommand with its arguments.
@@ -51,11 +55,29 @@ var commands = map[string]command{
 
 func main() {
 	keepConnections()
-	// SIGHUP too: a mount whose terminal closes unmounts cleanly.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	ctx := stopOnSignal()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// stopped is the cause of a context a signal ended.
+type stopped struct{ sig syscall.Signal }
+
+func (s stopped) Error() string { return "stopped by " + unix.SignalName(s.sig) }
+
+// stopOnSignal returns a context that SIGINT, SIGTERM or SIGHUP (a mount
+// whose terminal closes unmounts cleanly) ends, with the signal as its
+// cause. Later signals are ignored: a mount being unmounted finishes.
+func stopOnSignal() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-sigs
+		cancel(stopped{sig.(syscall.Signal)})
+		for range sigs {
+		}
+	}()
+	return ctx
 }
 
 // keepConnections lets Go's default HTTP transport, which the GCS driver
@@ -96,6 +118,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 0
 		case errUsage:
 			return 2
+		}
+		var stop stopped
+		if errors.As(context.Cause(ctx), &stop) {
+			// The error is the cancelled request's: the signal is the news.
+			fmt.Fprintf(stderr, "deltafs %s: %v\n", args[0], stop)
+			return 128 + int(stop.sig)
 		}
 		fmt.Fprintf(stderr, "deltafs %s: %v\n", args[0], err)
 		return 1
