@@ -2,6 +2,7 @@ package fs
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"syscall"
@@ -22,16 +23,31 @@ type dirNode struct {
 	fusefs.Inode
 	readOnlyDir
 
-	root    *root
-	version int64
-	lay     *layout.Version // how the version is served
-	files   []layout.Entry  // lay.Entries: the served files, sorted by Name
-	prefix  string          // path of this directory inside the version, "" or ending in '/'
-	lo, hi  int             // files[lo:hi] are the files under prefix
-	ino     uint64
-	mtime   int64  // newest ModTime below, in ms
-	nlink   uint32 // 2 + immediate subdirectories
+	root   *root
+	tree   *tree
+	files  []layout.Entry // tree.lay.Entries: the served files, sorted by Name
+	prefix string         // path of this directory inside the tree, "" or ending in '/'
+	lo, hi int            // files[lo:hi] are the files under prefix
+	ino    uint64
+	mtime  int64  // newest ModTime below, in ms
+	nlink  uint32 // 2 + immediate subdirectories
 }
+
+// tree is what the nodes of one served tree of files share: a version
+// directory, or one part of a commit's changes (changes.go).
+type tree struct {
+	version int64           // the version its files are served as
+	lay     *layout.Version // how they are served
+	// space tells the tree's inode numbers from those of other trees that
+	// serve the same version: "" for v/<N>, "changes/<N>/added/" and so on.
+	space string
+	// vanishes marks files of the past (changes/<N>/removed): a missing
+	// object was vacuumed (ENOENT), not a broken table (EIO).
+	vanishes bool
+}
+
+// ino is the inode number of the node of a kind at a path in the tree.
+func (t *tree) ino(kind byte, path string) uint64 { return ino(t.version, kind, t.space+path) }
 
 var (
 	_ = (fusefs.InodeEmbedder)((*dirNode)(nil))
@@ -42,17 +58,23 @@ var (
 
 // newVersionDir returns the node of v/<N> for a version's layout.
 func newVersionDir(r *root, version int64, lay *layout.Version) *dirNode {
-	for _, h := range lay.Hidden {
-		r.logf("v%d: not shown: %s: %s", version, h.Path, h.Why)
-	}
-	return newDir(r, version, lay, "", 0, len(lay.Entries))
+	return newTreeDir(r, &tree{version: version, lay: lay}, fmt.Sprintf("v%d", version))
 }
 
-func newDir(r *root, version int64, lay *layout.Version, prefix string, lo, hi int) *dirNode {
-	files := lay.Entries
+// newTreeDir returns the top directory of a tree, logging the files it
+// does not show; label names the tree in the log.
+func newTreeDir(r *root, t *tree, label string) *dirNode {
+	for _, h := range t.lay.Hidden {
+		r.logf("%s: not shown: %s: %s", label, h.Path, h.Why)
+	}
+	return newDir(r, t, "", 0, len(t.lay.Entries))
+}
+
+func newDir(r *root, t *tree, prefix string, lo, hi int) *dirNode {
+	files := t.lay.Entries
 	d := &dirNode{
-		root: r, version: version, lay: lay, files: files, prefix: prefix, lo: lo, hi: hi,
-		ino: ino(version, kindDir, prefix), nlink: 2,
+		root: r, tree: t, files: files, prefix: prefix, lo: lo, hi: hi,
+		ino: t.ino(kindDir, prefix), nlink: 2,
 	}
 	lastSub := ""
 	for i := lo; i < hi; i++ {
@@ -100,7 +122,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	full := d.prefix + name
 	i := d.search(d.lo, d.hi, full)
 	if i < d.hi && d.files[i].Name == full {
-		f := newFileNode(d.root, d.version, &d.files[i], d.lay)
+		f := newFileNode(d.root, d.tree, &d.files[i])
 		if errno := f.prepare(ctx); errno != 0 {
 			return nil, errno
 		}
@@ -113,7 +135,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		return nil, syscall.ENOENT
 	}
 	k := d.search(j, d.hi, full+"0") // '0' follows '/': the end of the run under sub
-	ch := newDir(d.root, d.version, d.lay, sub, j, k)
+	ch := newDir(d.root, d.tree, sub, j, k)
 	ch.fillEntry(out)
 	return d.NewInode(ctx, ch, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: ch.ino}), 0
 }
@@ -129,7 +151,7 @@ func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno)
 		case k < 0:
 			if rest != "" {
 				entries = append(entries, fuse.DirEntry{
-					Name: rest, Mode: syscall.S_IFREG, Ino: ino(d.version, kindFile, d.files[i].Name),
+					Name: rest, Mode: syscall.S_IFREG, Ino: d.tree.ino(kindFile, d.files[i].Name),
 				})
 			}
 			i++
@@ -139,7 +161,7 @@ func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno)
 			full := d.prefix + name
 			if f := d.search(d.lo, i, full); name != "" && (f == i || d.files[f].Name != full) {
 				entries = append(entries, fuse.DirEntry{
-					Name: name, Mode: syscall.S_IFDIR, Ino: ino(d.version, kindDir, full+"/"),
+					Name: name, Mode: syscall.S_IFDIR, Ino: d.tree.ino(kindDir, full+"/"),
 				})
 			}
 			i = max(next, i+1)

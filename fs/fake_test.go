@@ -171,6 +171,11 @@ func (f *fakeTable) AsOf(ctx context.Context, millis int64) (int64, bool, error)
 	return v, ok, nil
 }
 
+// Changes: the fake keeps no commits (changes/ is tested on real tables).
+func (f *fakeTable) Changes(ctx context.Context, v int64) (*versions.Changes, error) {
+	return nil, versions.ErrNoCommit
+}
+
 func (f *fakeTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
 	f.readN.Add(1)
 	f.mu.Lock()

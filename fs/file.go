@@ -2,12 +2,14 @@ package fs
 
 import (
 	"context"
+	"errors"
 	"os"
 	"syscall"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions/layout"
@@ -34,6 +36,7 @@ type fileNode struct {
 	f        *replay.File        // points into the snapshot; immutable
 	rename   *parquetview.Rename // the served column names; nil: as stored
 	sameSize bool                // a renamed file keeps its stored size
+	vanishes bool                // tree.vanishes
 	ino      uint64
 	size     int64 // served size: f.Size, or the view's size; set before the node is used
 }
@@ -47,10 +50,10 @@ var (
 	_ = (fusefs.NodeListxattrer)((*fileNode)(nil))
 )
 
-func newFileNode(r *root, version int64, e *layout.Entry, lay *layout.Version) *fileNode {
+func newFileNode(r *root, t *tree, e *layout.Entry) *fileNode {
 	return &fileNode{
-		root: r, version: version, name: e.Name, f: e.File, rename: lay.Rename, sameSize: lay.SameSize,
-		ino: ino(version, kindFile, e.Name), size: max(e.File.Size, 0),
+		root: r, version: t.version, name: e.Name, f: e.File, rename: t.lay.Rename, sameSize: t.lay.SameSize,
+		vanishes: t.vanishes, ino: t.ino(kindFile, e.Name), size: max(e.File.Size, 0),
 	}
 }
 
@@ -138,7 +141,7 @@ func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, 
 		if !isCancel(err) {
 			n.root.logf("read v%d/%s: %v", n.version, n.name, err)
 		}
-		return nil, readErrno(err)
+		return nil, n.readErrno(err)
 	}
 	return fuse.ReadResultData(data), 0
 }
@@ -178,7 +181,7 @@ func (n *fileNode) viewFailed(err error) syscall.Errno {
 	if !isCancel(err) {
 		n.root.logf("v%d/%s: cannot serve the file as a view (rows deleted, columns renamed): %v", n.version, n.name, err)
 	}
-	return readErrno(err)
+	return n.readErrno(err)
 }
 
 // checkSize refuses a file whose size the log gets wrong: a negative size,
@@ -210,11 +213,20 @@ func (n *fileNode) checkSize() (*os.File, syscall.Errno) {
 	switch {
 	case err != nil:
 		n.root.logf("v%d/%s: %v", n.version, n.name, err)
-		return nil, readErrno(err)
+		return nil, n.readErrno(err)
 	case info.Size() != n.f.Size:
 		f.Close()
 		n.root.logf("v%d/%s: %s is %d bytes, the log says %d: not served", n.version, n.name, n.f.Path, info.Size(), n.f.Size)
 		return nil, syscall.EIO
 	}
 	return f, 0
+}
+
+// readErrno is readErrno, but a file of the past whose object is gone was
+// vacuumed: ENOENT, as for any name that no longer exists.
+func (n *fileNode) readErrno(err error) syscall.Errno {
+	if n.vanishes && errors.Is(err, blobstore.ErrNotFound) {
+		return syscall.ENOENT
+	}
+	return readErrno(err)
 }

@@ -12,14 +12,16 @@ const (
 	inoVersions = 3
 	inoHistory  = 4
 	inoAt       = 5
+	inoChanges  = 6
 	inoReserved = 16 // hashed numbers below this are moved up
 )
 
 // Node kinds mixed into inode hashes, so a file and a directory of the same
 // path never share a number.
 const (
-	kindDir  = 'd'
-	kindFile = 'f'
+	kindDir     = 'd'
+	kindFile    = 'f'
+	kindChanges = 'c' // changes/<N>
 )
 
 // ino returns the deterministic inode number of the node of a kind at a

@@ -107,11 +107,11 @@ func TestHistoryJSONL(t *testing.T) {
 		return out
 	}
 	got := read(true)
-	if len(got) != 2 || got[0] != (HistoryEntry{0, 1_700_000_000_000, 1_700_000_000_000, "CREATE TABLE", 2}) || got[1].Operation != "WRITE" || got[1].Files != 8 {
+	if len(got) != 2 || got[0] != (HistoryEntry{Version: 0, Instant: 1_700_000_000_000, Timestamp: 1_700_000_000_000, Operation: "CREATE TABLE", Files: 2}) || got[1].Operation != "WRITE" || got[1].Files != 8 {
 		t.Fatalf("history = %+v", got)
 	}
 	data, _ := os.ReadFile(m.path("history.jsonl"))
-	if want := `{"version":0,"instant":1700000000000,"timestamp":1700000000000,"operation":"CREATE TABLE","files":2}`; !bytes.HasPrefix(data, []byte(want+"\n")) {
+	if want := `{"version":0,"instant":1700000000000,"timestamp":1700000000000,"operation":"CREATE TABLE","files":2,"added":0,"removed":0}`; !bytes.HasPrefix(data, []byte(want+"\n")) {
 		t.Errorf("first line = %q, want %q", bytes.SplitN(data, []byte("\n"), 2)[0], want)
 	}
 	tbl.addVersion(t, "OPTIMIZE", nil, false)

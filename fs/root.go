@@ -37,6 +37,7 @@ type root struct {
 	versions *versionsNode
 	history  *historyNode
 	at       *atNode
+	changes  *changesNode
 
 	closeOnce sync.Once
 	refresher sync.WaitGroup
@@ -61,6 +62,7 @@ const (
 	nameVersions = "v"
 	nameHistory  = "history.jsonl"
 	nameAt       = "at"
+	nameChanges  = "changes"
 )
 
 // newRoot returns the root node for t, ready for go-fuse's fs.Mount; Mount
@@ -83,6 +85,7 @@ func newRoot(ctx context.Context, t Table, opts Options) *root {
 	r.versions = &versionsNode{root: r}
 	r.history = &historyNode{root: r}
 	r.at = &atNode{root: r}
+	r.changes = &changesNode{root: r}
 	return r
 }
 
@@ -109,6 +112,7 @@ type rootEntry struct {
 func (r *root) entries() []rootEntry {
 	return []rootEntry{
 		{nameAt, syscall.S_IFDIR, inoAt, r.at},
+		{nameChanges, syscall.S_IFDIR, inoChanges, r.changes},
 		{nameHistory, syscall.S_IFREG, inoHistory, r.history},
 		{nameLatest, syscall.S_IFLNK, inoLatest, r.latest},
 		{nameVersions, syscall.S_IFDIR, inoVersions, r.versions},
@@ -126,7 +130,7 @@ func (r *root) OnAdd(ctx context.Context) {
 func (r *root) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	out.Mode = syscall.S_IFDIR | 0o555
 	out.Ino = inoRoot
-	out.Nlink = 4 // 2, plus its child directories v/ and at/
+	out.Nlink = 5 // 2, plus its child directories v/, at/ and changes/
 	out.SetTimes(&r.mounted, &r.mounted, &r.mounted)
 	out.SetTimeout(r.opts.LatestAttrTimeout)
 	return 0

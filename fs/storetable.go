@@ -47,7 +47,8 @@ func (t StoreTable) History(ctx context.Context) ([]HistoryEntry, error) {
 	}
 	out := make([]HistoryEntry, len(h))
 	for i, c := range h {
-		out[i] = HistoryEntry{Version: c.Version, Instant: c.Instant, Timestamp: c.Timestamp, Operation: c.Operation, Files: c.Files}
+		out[i] = HistoryEntry{Version: c.Version, Instant: c.Instant, Timestamp: c.Timestamp, Operation: c.Operation,
+			Files: c.Files, Added: c.Added, Removed: c.Removed}
 	}
 	return out, nil
 }

@@ -22,6 +22,9 @@ type Table interface {
 	// AsOf and Instants are time travel by instant (versions.Table.AsOf).
 	AsOf(ctx context.Context, millis int64) (version int64, ok bool, err error)
 	Instants(ctx context.Context) ([]versions.Instant, error)
+	// Changes is what commit v did (versions.Table.Changes);
+	// versions.ErrNoCommit for a version without a commit.
+	Changes(ctx context.Context, v int64) (*versions.Changes, error)
 }
 
 // HistoryEntry is one version's line in history.jsonl.
@@ -30,7 +33,9 @@ type HistoryEntry struct {
 	Instant   int64  `json:"instant"`   // when committed, by Delta's clock (what at/ resolves), ms since the epoch
 	Timestamp int64  `json:"timestamp"` // the commit's own timestamp, milliseconds since the epoch
 	Operation string `json:"operation"`
-	Files     int    `json:"files"` // live data files at this version
+	Files     int    `json:"files"`   // live data files at this version
+	Added     int    `json:"added"`   // files the commit added (changes/<N>/added)
+	Removed   int    `json:"removed"` // files the commit removed (changes/<N>/removed)
 }
 
 // AbsoluteReader is implemented by Tables that can read deletion vector

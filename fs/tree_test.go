@@ -13,7 +13,7 @@ import (
 
 func TestRootAndVersionsListing(t *testing.T) {
 	m := mountFake(t, standardTable(t), Options{})
-	if got, want := names(t, m.dir), "at history.jsonl latest v"; got != want {
+	if got, want := names(t, m.dir), "at changes history.jsonl latest v"; got != want {
 		t.Errorf("ls / = %q, want %q", got, want)
 	}
 	if got, want := names(t, m.path("v")), "0 1"; got != want {

@@ -44,14 +44,16 @@ func (n *versionsNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *f
 
 // Readdir lists the rebuildable versions, oldest first.
 func (n *versionsNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
-	entries, errno := n.entries(ctx)
+	entries, errno := n.entries(ctx, kindDir)
 	if errno != 0 {
 		return nil, errno
 	}
 	return fusefs.NewListDirStream(entries), 0
 }
 
-func (n *versionsNode) entries(ctx context.Context) ([]fuse.DirEntry, syscall.Errno) {
+// entries lists the rebuildable versions as directories whose inode
+// numbers are those of kind (v/<N>, changes/<N>).
+func (n *versionsNode) entries(ctx context.Context, kind byte) ([]fuse.DirEntry, syscall.Errno) {
 	vs, err := n.root.table.Versions(ctx)
 	if err != nil {
 		if !isCancel(err) {
@@ -62,7 +64,7 @@ func (n *versionsNode) entries(ctx context.Context) ([]fuse.DirEntry, syscall.Er
 	entries := make([]fuse.DirEntry, len(vs))
 	for i, v := range vs {
 		entries[i] = fuse.DirEntry{
-			Name: strconv.FormatInt(v, 10), Mode: syscall.S_IFDIR, Ino: ino(v, kindDir, ""), Off: uint64(i + 1),
+			Name: strconv.FormatInt(v, 10), Mode: syscall.S_IFDIR, Ino: ino(v, kind, ""), Off: uint64(i + 1),
 		}
 	}
 	return entries, 0
@@ -72,7 +74,7 @@ func (n *versionsNode) entries(ctx context.Context) ([]fuse.DirEntry, syscall.Er
 // READDIRPLUS does not look up (and so build the snapshot of) every version
 // that `ls v/` merely names.
 func (n *versionsNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	entries, errno := n.entries(ctx)
+	entries, errno := n.entries(ctx, kindDir)
 	if errno != 0 {
 		return nil, 0, errno
 	}
@@ -100,7 +102,7 @@ func (h *versionsHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscal
 // Seekdir moves to an offset a Readdirent returned; 0 rewinds and re-lists.
 func (h *versionsHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 	if off == 0 {
-		entries, errno := h.node.entries(ctx)
+		entries, errno := h.node.entries(ctx, kindDir)
 		if errno != 0 {
 			return errno
 		}

@@ -17,7 +17,9 @@ type Commit struct {
 	Instant   int64  `json:"instant"`
 	Timestamp int64  `json:"timestamp"` // the commit's own: in-commit timestamp, else commitInfo's, else the file's time
 	Operation string `json:"operation"`
-	Files     int    `json:"files"` // live data files at this version under the table root
+	Files     int    `json:"files"`   // live data files at this version under the table root
+	Added     int    `json:"added"`   // data files under the table root the commit added
+	Removed   int    `json:"removed"` // data files under the table root the commit removed that were live
 	// InCommitTimestamp and CommitInfoTimestamp are the commit's two
 	// timestamps, when it has them (ms).
 	InCommitTimestamp   *int64 `json:"inCommitTimestamp,omitempty"`
@@ -102,18 +104,36 @@ func (t *Table) countFiles(ctx context.Context, commits []Commit) error {
 					live[action.LogicalKey(f.Path, f.DV.UniqueID())] = true
 				}
 			}
+			for _, ch := range c.changes { // counted without the version before
+				if !action.IsExternal(ch.key) {
+					c.count(ch.add)
+				}
+			}
 		} else {
 			for _, ch := range c.changes {
-				if ch.add && !action.IsExternal(ch.key) {
+				switch {
+				case action.IsExternal(ch.key):
+				case ch.add:
 					live[ch.key] = true
-				} else {
+					c.count(true)
+				case live[ch.key]:
 					delete(live, ch.key)
+					c.count(false)
 				}
 			}
 		}
 		c.Files, c.changes = len(live), nil
 	}
 	return nil
+}
+
+// count counts one file the commit added or removed.
+func (c *Commit) count(added bool) {
+	if added {
+		c.Added++
+	} else {
+		c.Removed++
+	}
 }
 
 func describeCommit(ctx context.Context, st Store, f replay.LogFile, c *Commit) error {
@@ -139,11 +159,8 @@ func describeCommit(ctx context.Context, st Store, f replay.LogFile, c *Commit) 
 		if ci := a.CommitInfo; ci != nil {
 			c.Operation = ci.Operation
 			c.InCommitTimestamp, c.CommitInfoTimestamp = ci.InCommitTimestamp, ci.Timestamp
-			switch {
-			case ci.InCommitTimestamp != nil:
-				c.Timestamp = *ci.InCommitTimestamp
-			case ci.Timestamp != nil:
-				c.Timestamp = *ci.Timestamp
+			if ts, ok := ownTimestamp(ci); ok {
+				c.Timestamp = ts
 			}
 		}
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
@@ -139,6 +140,12 @@ func writeDemoTable(dir string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		// The commit file's time is the commit's instant by Delta's clock
+		// (at/): the same as its commitInfo, as a writer at that time leaves.
+		when := time.UnixMilli(ts)
+		if err := os.Chtimes(filepath.Join(dir, replay.CommitKey(v)), when, when); err != nil {
+			return "", err
+		}
 		fmt.Fprintf(&summary, "  v%d %-22s", v, c.op)
 		for _, f := range c.add {
 			fmt.Fprintf(&summary, " +%s", f.path)
@@ -179,6 +186,8 @@ Try, in another terminal:
   ls %[1]s/v/                         every version that can be rebuilt
   find %[1]s/v/0 -type f              version 0, before the DELETE
   cat %[1]s/history.jsonl             one line per version
+  ls %[1]s/at/                        versions by commit instant; at/2024-01-05T10:00:00Z is v/1
+  find %[1]s/changes/5                what v5 (OPTIMIZE) added and removed
   getfattr -d %[1]s/latest/date=2024-01-02/part-00000.parquet     user.delta.* attributes (apt-get install attr)
   %[2]s -c "import pyarrow.dataset as ds; print(ds.dataset('%[3]s/latest', format='parquet', partitioning='hive').to_table().num_rows)"
   %[2]s -c "import duckdb; duckdb.sql(\"select date, count(*) from read_parquet('%[3]s/latest/**/*.parquet', hive_partitioning=true) group by date order by date\").show()"

@@ -52,6 +52,17 @@ type Remove struct {
 	DeletionVector       *DeletionVector    `json:"deletionVector,omitempty"`
 }
 
+// CDC is the cdc action: a change-data file a commit wrote (under
+// _change_data/), rows with a _change_type column. Replay ignores it;
+// changes/<N>/cdc serves it.
+type CDC struct {
+	Path            string             `json:"path"`
+	PartitionValues map[string]*string `json:"partitionValues"`
+	Size            int64              `json:"size"`
+	DataChange      bool               `json:"dataChange"`
+	Tags            map[string]string  `json:"tags,omitempty"`
+}
+
 // Txn is an application's transaction watermark.
 type Txn struct {
 	AppID       string `json:"appId"`
@@ -95,6 +106,7 @@ type CheckpointMetadata struct {
 type Action struct {
 	Add                *Add                `json:"add,omitempty"`
 	Remove             *Remove             `json:"remove,omitempty"`
+	CDC                *CDC                `json:"cdc,omitempty"`
 	Metadata           *Metadata           `json:"metaData,omitempty"`
 	Protocol           *Protocol           `json:"protocol,omitempty"`
 	Txn                *Txn                `json:"txn,omitempty"`

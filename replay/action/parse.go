@@ -44,6 +44,8 @@ func (a *Action) validate() error {
 		return fmt.Errorf("add action without path")
 	case a.Remove != nil && a.Remove.Path == "":
 		return fmt.Errorf("remove action without path")
+	case a.CDC != nil && a.CDC.Path == "":
+		return fmt.Errorf("cdc action without path")
 	case a.Txn != nil && a.Txn.AppID == "":
 		return fmt.Errorf("txn action without appId")
 	case a.DomainMetadata != nil && a.DomainMetadata.Domain == "":

@@ -1,0 +1,137 @@
+package versions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// Changes is what one commit did to a table's data files. Each part is a
+// snapshot of its own, with the metadata its files are served under, so
+// that it is laid out and served as a version is.
+type Changes struct {
+	Version int64
+	Added   Part // the files the commit added, as they are at Version
+	Removed Part // the files the commit removed, as they were at Version-1
+	CDC     Part // the change-data files the commit wrote
+	// RemovedUnknown says why Removed is empty although the commit
+	// removed files: the version before cannot be rebuilt.
+	RemovedUnknown string
+}
+
+// Part is one kind of a commit's changes.
+type Part struct {
+	Snap  *replay.Snapshot    // its files; Protocol and Metadata of the version they are served as
+	Parts []*replay.Partition // partition values, aligned with Snap.Files
+}
+
+// ErrNoCommit is returned by Changes for a version that is not a commit the
+// log holds (it is known from a checkpoint only, or cannot be rebuilt).
+var ErrNoCommit = errors.New("no commit file for this version")
+
+// Changes reads commit v and returns what it changed. The files the commit
+// removed are looked up in the version before it, so that they are served
+// as they were there (with the deletion vector they had).
+func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
+	vs, err := t.Versions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := slices.BinarySearch(vs, v); !ok {
+		return nil, fmt.Errorf("version %d: %w", v, ErrNoCommit)
+	}
+	snap, err := t.Snapshot(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	data, err := t.st.Read(ctx, replay.CommitKey(v))
+	if err != nil {
+		return nil, fmt.Errorf("version %d: %w (%w)", v, ErrNoCommit, err)
+	}
+	c := &Changes{Version: v, Added: emptyPart(snap), CDC: emptyPart(snap)}
+	var in action.Interner
+	var removed []string
+	var when int64 // the commit's own timestamp
+	err = action.ParseLines(data, func(a *action.Action) error {
+		switch {
+		case a.Add != nil:
+			f, err := action.FileOf(a.Add, t.root)
+			if err != nil {
+				return err
+			}
+			c.Added.add(f, in.InternMap(a.Add.PartitionValues))
+		case a.Remove != nil:
+			path, err := action.CleanPath(a.Remove.Path, t.root)
+			if err != nil {
+				return err
+			}
+			removed = append(removed, path)
+		case a.CDC != nil:
+			path, err := action.CleanPath(a.CDC.Path, t.root)
+			if err != nil {
+				return err
+			}
+			c.CDC.add(action.File{Path: path, Size: a.CDC.Size}, in.InternMap(a.CDC.PartitionValues))
+		case a.CommitInfo != nil:
+			when, _ = ownTimestamp(a.CommitInfo)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("commit %d: %w", v, err)
+	}
+	for i := range c.CDC.Snap.Files {
+		c.CDC.Snap.Files[i].ModTime = when // a change-data file has no time of its own
+	}
+	if len(removed) == 0 {
+		c.Removed = emptyPart(snap)
+		return c, nil
+	}
+	if _, ok := slices.BinarySearch(vs, v-1); !ok {
+		c.Removed = emptyPart(snap)
+		c.RemovedUnknown = fmt.Sprintf("commit %d removed %d files, but version %d cannot be rebuilt to serve them", v, len(removed), v-1)
+		return c, nil
+	}
+	prev, err := t.Snapshot(ctx, v-1)
+	if err != nil {
+		return nil, err
+	}
+	c.Removed = emptyPart(prev)
+	for _, path := range removed {
+		f := prev.Find(path)
+		if f == nil {
+			continue // not live before: the remove changed nothing
+		}
+		_, p, _, err := prev.DetailsOf(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		c.Removed.add(*f, p)
+	}
+	return c, nil
+}
+
+func emptyPart(of *replay.Snapshot) Part {
+	return Part{Snap: &replay.Snapshot{Version: of.Version, Protocol: of.Protocol, Metadata: of.Metadata}}
+}
+
+func (p *Part) add(f action.File, part *replay.Partition) {
+	p.Snap.Files = append(p.Snap.Files, f)
+	p.Parts = append(p.Parts, part)
+}
+
+// ownTimestamp is a commit's own timestamp: its in-commit timestamp, else
+// commitInfo's.
+func ownTimestamp(ci *action.CommitInfo) (int64, bool) {
+	switch {
+	case ci.InCommitTimestamp != nil:
+		return *ci.InCommitTimestamp, true
+	case ci.Timestamp != nil:
+		return *ci.Timestamp, true
+	}
+	return 0, false
+}
