@@ -2,7 +2,9 @@ package tests
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,5 +169,53 @@ func TestSizeDisagreeingWithStorage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFileChangedInPlaceWhileOpen: a data file appended to or truncated
+// in place while it is open (which no Delta writer does) is served, without
+// passthrough, up to the log's size and never past it: the bytes the
+// table committed, or EIO. (With passthrough the kernel reads the file
+// itself: README, "How data files are read".)
+func TestFileChangedInPlaceWhileOpen(t *testing.T) {
+	requireFUSE(t)
+	table := t.TempDir()
+	gen := deltagen.New(table)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil),
+		mustAdd(t, gen, "f.parquet", 20000))
+	want, err := os.ReadFile(filepath.Join(table, "f.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mountForTest(t, table, fs.Options{NoPassthrough: true, DirectIO: true, RefreshInterval: -1})
+	f, err := os.Open(filepath.Join(m.dir, "latest", "f.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stored, err := os.OpenFile(filepath.Join(table, "f.parquet"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stored.Write(bytes.Repeat([]byte("X"), 5000)); err != nil {
+		t.Fatal(err)
+	}
+	stored.Close()
+	got, err := io.ReadAll(f)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("after an append: %d bytes (%v); want the %d committed", len(got), err, len(want))
+	}
+	if err := os.Truncate(filepath.Join(table, "f.parquet"), int64(len(want)/2)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	for off := int64(0); off < int64(len(want)); off += int64(len(buf)) {
+		n, err := f.ReadAt(buf, off)
+		if err != nil && err != io.EOF && !errors.Is(err, syscall.EIO) {
+			t.Fatalf("read at %d after a truncation: %v", off, err)
+		}
+		if err == nil && !bytes.Equal(buf[:n], want[off:off+int64(n)]) {
+			t.Fatalf("read at %d after a truncation: bytes the table never held", off)
+		}
 	}
 }
