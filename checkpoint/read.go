@@ -153,8 +153,8 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 			}
 			files = append(files, f)
 			if opts.Details {
-				records = append(records, action.NumRecords([]byte(a.Add.Stats)))
-				parts = append(parts, in.InternMap(a.Add.PartitionValues))
+				records = append(records, a.Add.NumRecords())
+				parts = append(parts, a.Add.Partition(in))
 			}
 		case a.Remove != nil:
 			res.Tombstones++

@@ -19,9 +19,14 @@ type Seen struct {
 	bits []uint64 // bit hash%len of each path in keys
 }
 
-// NewSeen returns an empty set.
-func NewSeen() *Seen {
-	return &Seen{keys: map[string]struct{}{}, seed: maphash.MakeSeed(), bits: make([]uint64, 64)}
+// NewSeen returns an empty set with room for n logical files, so that
+// adding them grows neither the map nor the bit set.
+func NewSeen(n int) *Seen {
+	words := 64
+	for words*64 < n*8 {
+		words *= 2
+	}
+	return &Seen{keys: make(map[string]struct{}, n), seed: maphash.MakeSeed(), bits: make([]uint64, words)}
 }
 
 // Add records the logical file (path, dvID) and reports whether it is new.

@@ -11,7 +11,7 @@ import (
 // times: every file added is still found, with and without its deletion
 // vector, and files never added are not.
 func TestSeenGrows(t *testing.T) {
-	s := NewSeen()
+	s := NewSeen(0)
 	dv := &action.DeletionVector{StorageType: "u", PathOrInlineDv: "ab", SizeInBytes: 1, Cardinality: 1}
 	for i := 0; i < 5000; i++ {
 		if !s.Add(fmt.Sprintf("p/%d.parquet", i), "") {

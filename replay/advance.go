@@ -24,7 +24,7 @@ func Advance(ctx context.Context, st Storage, base *Snapshot, commits []LogFile,
 	if err != nil {
 		return nil, fmt.Errorf("replay v%d: %w", last, err)
 	}
-	r := newReconciler(root)
+	r := newReconciler(root, fileActions(data))
 	for i := len(data) - 1; i >= 0; i-- {
 		if err := r.applyCommit(data[i]); err != nil {
 			return nil, fmt.Errorf("replay v%d: commit %d: %w", last, commits[i].Version, err)

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 	if err != nil {
 		return nil, fmt.Errorf("replay v%d: %w", seg.Version, err)
 	}
-	r := newReconciler(root)
+	r := newReconciler(root, fileActions(commits))
 	for i := len(commits) - 1; i >= 0; i-- {
 		if err := r.applyCommit(commits[i]); err != nil {
 			return nil, fmt.Errorf("replay v%d: commit %d: %w", seg.Version, seg.Commits[i].Version, err)
@@ -127,6 +128,7 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.
 			defer func() { <-sem; wg.Done() }()
 			data, err := st.Read(ctx, f.Key)
 			if err == nil {
+				out[i] = make([]action.Action, 0, bytes.Count(data, []byte{'\n'})+1)
 				err = action.ParseLines(data, func(a *action.Action) error {
 					out[i] = append(out[i], *a)
 					return nil
@@ -165,8 +167,27 @@ type reconciler struct {
 	interner action.Interner
 }
 
-func newReconciler(root string) *reconciler {
-	return &reconciler{root: root, seen: checkpoint.NewSeen(), txns: map[string]action.Txn{}, domains: map[string]action.DomainMetadata{}}
+// newReconciler returns a reconciler for commits holding files add and
+// remove actions.
+func newReconciler(root string, files int) *reconciler {
+	return &reconciler{
+		root: root, seen: checkpoint.NewSeen(files), files: make([]action.File, 0, files),
+		details: Details{NumRecords: make([]int64, 0, files), Partitions: make([]*Partition, 0, files)},
+		txns:    map[string]action.Txn{}, domains: map[string]action.DomainMetadata{},
+	}
+}
+
+// fileActions counts the add and remove actions of commits.
+func fileActions(commits [][]action.Action) int {
+	n := 0
+	for _, c := range commits {
+		for i := range c {
+			if c[i].Add != nil || c[i].Remove != nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func (r *reconciler) applyCommit(actions []action.Action) error {
@@ -184,8 +205,8 @@ func (r *reconciler) applyCommit(actions []action.Action) error {
 				continue
 			}
 			r.files = append(r.files, file)
-			r.details.NumRecords = append(r.details.NumRecords, action.NumRecords([]byte(a.Add.Stats)))
-			r.details.Partitions = append(r.details.Partitions, r.interner.InternMap(a.Add.PartitionValues))
+			r.details.NumRecords = append(r.details.NumRecords, a.Add.NumRecords())
+			r.details.Partitions = append(r.details.Partitions, a.Add.Partition(&r.interner))
 		case a.Remove != nil:
 			// A remove whose path cannot be cleaned matches no live file.
 			path, err := action.CleanPath(a.Remove.Path, r.root)

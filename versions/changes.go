@@ -63,7 +63,7 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 			if err != nil {
 				return err
 			}
-			c.Added.add(f, in.InternMap(a.Add.PartitionValues))
+			c.Added.add(f, a.Add.Partition(&in))
 		case a.Remove != nil:
 			path, err := action.CleanPath(a.Remove.Path, t.root)
 			if err != nil {

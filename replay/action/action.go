@@ -39,6 +39,11 @@ type Add struct {
 	DeletionVector   *DeletionVector    `json:"deletionVector,omitempty"`
 	BaseRowID        *int64             `json:"baseRowId,omitempty"`
 	DefaultRowCommit *int64             `json:"defaultRowCommitVersion,omitempty"`
+
+	// As the scanner leaves them (scan.go), instead of Stats and
+	// PartitionValues: the stats as their JSON string literal, the
+	// partition values as their JSON object.
+	statsRaw, partitionRaw []byte
 }
 
 // Remove is the remove action: a tombstone for a logical file.
@@ -50,6 +55,9 @@ type Remove struct {
 	PartitionValues      map[string]*string `json:"partitionValues,omitempty"`
 	Size                 *int64             `json:"size,omitempty"`
 	DeletionVector       *DeletionVector    `json:"deletionVector,omitempty"`
+	Tags                 map[string]string  `json:"tags,omitempty"`
+
+	partitionRaw []byte // as the scanner leaves PartitionValues (scan.go)
 }
 
 // CDC is the cdc action: a change-data file a commit wrote (under

@@ -1,6 +1,9 @@
 package action
 
-import "sort"
+import (
+	"encoding/json"
+	"sort"
+)
 
 // File is one live data file of a snapshot: what the mount needs to show
 // and serve it. It is kept small because a snapshot may hold millions; the
@@ -59,6 +62,7 @@ func (p *Partition) Map() map[string]*string {
 // It is not safe for concurrent use; give each worker its own.
 type Interner struct {
 	m   map[string]*Partition
+	raw map[string]*Partition // by the JSON object they were read from
 	key []byte
 }
 
@@ -105,6 +109,51 @@ func (in *Interner) InternMap(m map[string]*string) *Partition {
 	}
 	SortPartitionValues(values)
 	return in.Intern(values)
+}
+
+// internRaw interns the partition values of a JSON object (checked by the
+// scanner: string or null values). Most files of a commit share a few
+// partitions, so the object's text is looked up first.
+func (in *Interner) internRaw(raw []byte) *Partition {
+	if p, ok := in.raw[string(raw)]; ok {
+		return p
+	}
+	var m map[string]*string
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil // cannot happen: the scanner checked it
+	}
+	p := in.InternMap(m)
+	if in.raw == nil {
+		in.raw = make(map[string]*Partition)
+	}
+	in.raw[string(raw)] = p
+	return p
+}
+
+// Partition returns the add's partition values, interned by in.
+func (a *Add) Partition(in *Interner) *Partition {
+	if a.partitionRaw != nil {
+		return in.internRaw(a.partitionRaw)
+	}
+	return in.InternMap(a.PartitionValues)
+}
+
+// NumRecords is the numRecords of the add's stats, or -1 (NumRecords).
+func (a *Add) NumRecords() int64 {
+	if a.statsRaw == nil {
+		return NumRecords([]byte(a.Stats))
+	}
+	// The stats as written in the line: a JSON string whose text starts
+	// with the same key in nearly every writer.
+	const key = `"{\"numRecords\":`
+	if n, ok := leadingCount(a.statsRaw, key); ok {
+		return n
+	}
+	var stats string
+	if json.Unmarshal(a.statsRaw, &stats) != nil {
+		return -1
+	}
+	return NumRecords([]byte(stats))
 }
 
 // SortPartitionValues sorts values by column, the order Intern expects.

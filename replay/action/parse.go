@@ -10,6 +10,7 @@ import (
 // Blank lines are skipped. A line that is not a JSON object is an error naming
 // its line number, so a corrupt commit is never half-applied silently.
 func ParseLines(data []byte, fn func(*Action) error) error {
+	var sc lineScanner
 	line := 0
 	for len(data) > 0 {
 		line++
@@ -24,8 +25,11 @@ func ParseLines(data []byte, fn func(*Action) error) error {
 			continue
 		}
 		var a Action
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return fmt.Errorf("line %d: %w", line, err)
+		if !sc.scanLine(raw, &a) {
+			a = Action{}
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return fmt.Errorf("line %d: %w", line, err)
+			}
 		}
 		if err := a.validate(); err != nil {
 			return fmt.Errorf("line %d: %w", line, err)

@@ -12,20 +12,8 @@ func NumRecords(stats []byte) int64 {
 	if len(stats) == 0 {
 		return -1
 	}
-	const key = `{"numRecords":`
-	if bytes.HasPrefix(stats, []byte(key)) {
-		var n int64
-		digits := 0
-		for _, c := range stats[len(key):] {
-			if c < '0' || c > '9' {
-				if digits > 0 && digits < 19 && (c == ',' || c == '}') {
-					return n
-				}
-				break
-			}
-			n = n*10 + int64(c-'0')
-			digits++
-		}
+	if n, ok := leadingCount(stats, `{"numRecords":`); ok {
+		return n
 	}
 	var s struct {
 		NumRecords *int64 `json:"numRecords"`
@@ -34,4 +22,22 @@ func NumRecords(stats []byte) int64 {
 		return -1
 	}
 	return *s.NumRecords
+}
+
+// leadingCount reads the non-negative integer that follows prefix in b,
+// when a ',' or '}' ends it.
+func leadingCount(b []byte, prefix string) (int64, bool) {
+	if !bytes.HasPrefix(b, []byte(prefix)) {
+		return 0, false
+	}
+	var n int64
+	digits := 0
+	for _, c := range b[len(prefix):] {
+		if c < '0' || c > '9' {
+			return n, digits > 0 && digits < 19 && (c == ',' || c == '}')
+		}
+		n = n*10 + int64(c-'0')
+		digits++
+	}
+	return 0, false
 }

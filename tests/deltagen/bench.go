@@ -276,3 +276,27 @@ func LongLog(dir string, commits, checkpointEvery int) (*Table, error) {
 func longLogPath(v int64) string {
 	return fmt.Sprintf("part-%08d.parquet", v)
 }
+
+// WriteJSONLog writes a table whose log is commits JSON commits and no
+// checkpoint, each commit adding addsPerCommit files of a bench table
+// (paths under 100 date partitions, Spark-like stats): the shape of a
+// table that never checkpoints. No data files are written.
+func WriteJSONLog(dir string, commits, addsPerCommit int) error {
+	g := newBenchGen(BenchOptions{Partitions: 100})
+	t := New(dir)
+	ts := g.baseTime.UnixMilli()
+	for v := 0; v < commits; v++ {
+		acts := []action.Action{CommitInfo("WRITE", ts+int64(v)*1000)}
+		if v == 0 {
+			acts = append(acts, Protocol(1, 2, nil, nil), Metadata(BenchSchema, []string{"date"}, nil))
+		}
+		for k := 0; k < addsPerCommit; k++ {
+			a := g.add(v*addsPerCommit + k)
+			acts = append(acts, AddFile(EncodePath(a.Path), a.Size, a.ModificationTime, a.PartitionValues, a.Stats))
+		}
+		if _, err := t.Commit(acts...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,523 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unsafe"
+)
+
+// The add and remove lines that make up nearly all of a commit are decoded
+// by hand (scanLine): no reflection, no map per action, the stats and the
+// partition values kept as the JSON they are until asked (Add.NumRecords,
+// Add.Partition), paths copied into one shared buffer. Anything the scanner
+// is not sure of (a line that is not one plain add or remove, a key that
+// differs from a field's name only in case, an escape in a path or a key, a
+// value of an unexpected type, invalid JSON) goes to encoding/json, which
+// decides, so both give the same actions and the same errors
+// (FuzzScanMatchesJSON).
+
+// maxScanDepth bounds the nesting the scanner follows; deeper values go to
+// encoding/json, which has its own limit.
+const maxScanDepth = 100
+
+// lineScanner decodes one commit's add and remove lines.
+type lineScanner struct {
+	arena []byte // paths; strings point into it, so it is only appended to
+	adds  []Add  // Adds handed out, allocated in slabs
+	rems  []Remove
+	b     []byte // the line being scanned
+	i     int
+}
+
+// arenaChunk is the size of each buffer paths are copied into.
+const arenaChunk = 64 << 10
+
+// str copies b into the arena and returns it as a string.
+func (s *lineScanner) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > arenaChunk/4 {
+		return string(b)
+	}
+	if cap(s.arena)-len(s.arena) < len(b) {
+		s.arena = make([]byte, 0, arenaChunk)
+	}
+	start := len(s.arena)
+	s.arena = append(s.arena, b...)
+	return unsafe.String(&s.arena[start], len(b))
+}
+
+func (s *lineScanner) newAdd() *Add {
+	if len(s.adds) == cap(s.adds) {
+		s.adds = make([]Add, 0, 256)
+	}
+	s.adds = s.adds[:len(s.adds)+1]
+	return &s.adds[len(s.adds)-1]
+}
+
+func (s *lineScanner) newRemove() *Remove {
+	if len(s.rems) == cap(s.rems) {
+		s.rems = make([]Remove, 0, 64)
+	}
+	s.rems = s.rems[:len(s.rems)+1]
+	return &s.rems[len(s.rems)-1]
+}
+
+// scanLine decodes line (trimmed, not empty) into a when it is one add or
+// remove action it fully understands, reporting whether it did.
+func (s *lineScanner) scanLine(line []byte, a *Action) bool {
+	s.b, s.i = line, 0
+	if !s.byte('{') {
+		return false
+	}
+	key, ok := s.key()
+	if !ok {
+		return false
+	}
+	switch string(key) {
+	case "add":
+		add := s.newAdd()
+		if !s.add(add) {
+			*add = Add{}
+			s.adds = s.adds[:len(s.adds)-1]
+			return false
+		}
+		*a = Action{Add: add}
+	case "remove":
+		rm := s.newRemove()
+		if !s.remove(rm) {
+			*rm = Remove{}
+			s.rems = s.rems[:len(s.rems)-1]
+			return false
+		}
+		*a = Action{Remove: rm}
+	default:
+		return false
+	}
+	s.ws()
+	if !s.byte('}') {
+		return false
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// object scans an object, calling field for each member with the scanner
+// at its value; field returns false to give up.
+func (s *lineScanner) object(field func(key []byte) bool) bool {
+	s.ws()
+	if !s.byte('{') {
+		return false
+	}
+	s.ws()
+	if s.peek() == '}' {
+		s.i++
+		return true
+	}
+	for {
+		s.ws()
+		key, ok := s.key()
+		if !ok || !field(key) {
+			return false
+		}
+		s.ws()
+		switch s.next() {
+		case ',':
+		case '}':
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// key scans a plain key (no escape, ASCII) and the colon after it.
+func (s *lineScanner) key() ([]byte, bool) {
+	s.ws()
+	k, plain, ok := s.stringLit()
+	if !ok || !plain {
+		return nil, false
+	}
+	s.ws()
+	if !s.byte(':') {
+		return nil, false
+	}
+	s.ws()
+	return k, true
+}
+
+// Field names of Add and Remove, for the case-insensitive matching of
+// encoding/json that the scanner leaves to it.
+var (
+	addFields    = []string{"path", "partitionValues", "size", "modificationTime", "dataChange", "stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion"}
+	removeFields = []string{"path", "deletionTimestamp", "dataChange", "extendedFileMetadata", "partitionValues", "size", "deletionVector", "tags"}
+)
+
+func (s *lineScanner) add(a *Add) bool {
+	partitions := false
+	return s.object(func(key []byte) bool {
+		switch string(key) {
+		case "path":
+			return s.pathValue(&a.Path)
+		case "partitionValues":
+			if partitions { // encoding/json merges the two: leave it that
+				return false
+			}
+			partitions = true
+			raw, ok := s.partitionValues()
+			a.partitionRaw = raw
+			return ok
+		case "size":
+			return s.int(&a.Size)
+		case "modificationTime":
+			return s.int(&a.ModificationTime)
+		case "dataChange":
+			return s.bool(&a.DataChange)
+		case "stats":
+			if s.peek() != '"' {
+				return false
+			}
+			start := s.i
+			if _, _, ok := s.stringLit(); !ok {
+				return false
+			}
+			a.Stats, a.statsRaw = "", s.b[start:s.i]
+			return true
+		case "tags":
+			return s.decode(&a.Tags)
+		case "deletionVector":
+			return s.decode(&a.DeletionVector)
+		case "baseRowId":
+			return s.intPtr(&a.BaseRowID)
+		case "defaultRowCommitVersion":
+			return s.intPtr(&a.DefaultRowCommit)
+		}
+		return s.unknown(key, addFields)
+	})
+}
+
+func (s *lineScanner) remove(r *Remove) bool {
+	partitions := false
+	return s.object(func(key []byte) bool {
+		switch string(key) {
+		case "path":
+			return s.pathValue(&r.Path)
+		case "deletionTimestamp":
+			return s.intPtr(&r.DeletionTimestamp)
+		case "dataChange":
+			return s.bool(&r.DataChange)
+		case "extendedFileMetadata":
+			return s.bool(&r.ExtendedFileMetadata)
+		case "partitionValues":
+			if partitions {
+				return false
+			}
+			partitions = true
+			raw, ok := s.partitionValues()
+			r.partitionRaw = raw
+			return ok
+		case "size":
+			return s.intPtr(&r.Size)
+		case "deletionVector":
+			return s.decode(&r.DeletionVector)
+		case "tags":
+			return s.decode(&r.Tags)
+		}
+		return s.unknown(key, removeFields)
+	})
+}
+
+// unknown skips the value of a key no field has, unless encoding/json
+// would match it to one regardless of case.
+func (s *lineScanner) unknown(key []byte, fields []string) bool {
+	for _, f := range fields {
+		if bytes.EqualFold(key, []byte(f)) {
+			return false
+		}
+	}
+	return s.skip(0)
+}
+
+// pathValue scans a plain string (no escape, ASCII) into *dst.
+func (s *lineScanner) pathValue(dst *string) bool {
+	if s.peek() != '"' {
+		return false
+	}
+	v, plain, ok := s.stringLit()
+	if !ok || !plain {
+		return false
+	}
+	*dst = s.str(v)
+	return true
+}
+
+// partitionValues scans an object whose values are strings or null and
+// returns it as it stands (nil for null).
+func (s *lineScanner) partitionValues() ([]byte, bool) {
+	if s.literal("null") {
+		return nil, true
+	}
+	start := s.i
+	ok := s.object(func([]byte) bool {
+		if s.literal("null") {
+			return true
+		}
+		if s.peek() != '"' {
+			return false
+		}
+		_, _, ok := s.stringLit()
+		return ok
+	})
+	if !ok {
+		return nil, false
+	}
+	return s.b[start:s.i], true
+}
+
+// decode hands one value to encoding/json (rare fields: tags, deletion
+// vectors).
+func (s *lineScanner) decode(dst any) bool {
+	start := s.i
+	if !s.skip(0) {
+		return false
+	}
+	return json.Unmarshal(s.b[start:s.i], dst) == nil
+}
+
+// int scans an integer that fits an int64.
+func (s *lineScanner) int(dst *int64) bool {
+	start := s.i
+	if s.peek() == '-' {
+		s.i++
+	}
+	digits := s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	n := s.i - digits
+	if n == 0 || (n > 1 && s.b[digits] == '0') || n > 19 {
+		return false
+	}
+	if c := s.peek(); c == '.' || c == 'e' || c == 'E' {
+		return false
+	}
+	v, err := strconv.ParseInt(string(s.b[start:s.i]), 10, 64)
+	*dst = v
+	return err == nil
+}
+
+// intPtr scans an integer or null.
+func (s *lineScanner) intPtr(dst **int64) bool {
+	if s.literal("null") {
+		*dst = nil
+		return true
+	}
+	var v int64
+	if !s.int(&v) {
+		return false
+	}
+	*dst = &v
+	return true
+}
+
+func (s *lineScanner) bool(dst *bool) bool {
+	switch {
+	case s.literal("true"):
+		*dst = true
+	case s.literal("false"):
+		*dst = false
+	default:
+		return false
+	}
+	return true
+}
+
+// skip scans any valid JSON value.
+func (s *lineScanner) skip(depth int) bool {
+	if depth > maxScanDepth {
+		return false
+	}
+	s.ws()
+	switch c := s.peek(); {
+	case c == '"':
+		_, _, ok := s.stringLit()
+		return ok
+	case c == '{':
+		return s.object(func([]byte) bool { return s.skip(depth + 1) })
+	case c == '[':
+		s.i++
+		s.ws()
+		if s.peek() == ']' {
+			s.i++
+			return true
+		}
+		for {
+			if !s.skip(depth + 1) {
+				return false
+			}
+			s.ws()
+			switch s.next() {
+			case ',':
+			case ']':
+				return true
+			default:
+				return false
+			}
+		}
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	}
+	return false
+}
+
+// number scans a JSON number.
+func (s *lineScanner) number() bool {
+	if s.peek() == '-' {
+		s.i++
+	}
+	switch c := s.peek(); {
+	case c == '0':
+		s.i++
+	case c >= '1' && c <= '9':
+		s.digits()
+	default:
+		return false
+	}
+	if s.peek() == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	if c := s.peek(); c == 'e' || c == 'E' {
+		s.i++
+		if c := s.peek(); c == '+' || c == '-' {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *lineScanner) digits() int {
+	start := s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
+}
+
+// stringLit scans a string literal at s.i and returns its contents as
+// written; plain says it holds no escape and only ASCII, so that the
+// contents are the value.
+func (s *lineScanner) stringLit() (v []byte, plain, ok bool) {
+	if !s.byte('"') {
+		return nil, false, false
+	}
+	start := s.i
+	plain = true
+	for s.i < len(s.b) {
+		for s.i < len(s.b) && ordinary[s.b[s.i]] {
+			s.i++
+		}
+		if s.i == len(s.b) {
+			break
+		}
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return s.b[start : s.i-1], plain, true
+		case c < 0x20:
+			return nil, false, false
+		case c == '\\':
+			plain = false
+			s.i++
+			switch s.peek() {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i++
+			case 'u':
+				s.i++
+				for k := 0; k < 4; k++ {
+					if !isHex(s.peek()) {
+						return nil, false, false
+					}
+					s.i++
+				}
+			default:
+				return nil, false, false
+			}
+		default:
+			if c >= 0x80 {
+				plain = false
+			}
+			s.i++
+		}
+	}
+	return nil, false, false
+}
+
+// ordinary are the bytes a string literal holds as they are and that keep
+// it plain: printable ASCII but the quote and the backslash.
+var ordinary = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func (s *lineScanner) literal(lit string) bool {
+	if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+		s.i += len(lit)
+		return true
+	}
+	return false
+}
+
+func (s *lineScanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *lineScanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *lineScanner) next() byte {
+	c := s.peek()
+	if s.i < len(s.b) {
+		s.i++
+	}
+	return c
+}
+
+func (s *lineScanner) byte(c byte) bool {
+	if s.peek() == c {
+		s.i++
+		return true
+	}
+	return false
+}

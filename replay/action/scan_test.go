@@ -1,0 +1,125 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// parseWithJSON is ParseLines with encoding/json for every line: what the
+// scanner must agree with.
+func parseWithJSON(data []byte) ([]Action, error) {
+	var out []Action
+	for _, raw := range bytes.Split(data, []byte("\n")) {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		var a Action
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, err
+		}
+		if err := a.validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// asJSONWouldLeaveIt turns what the scanner kept as JSON back into the
+// fields encoding/json fills.
+func asJSONWouldLeaveIt(t *testing.T, a Action) Action {
+	t.Helper()
+	if a.Add != nil {
+		add := *a.Add
+		if add.statsRaw != nil {
+			if err := json.Unmarshal(add.statsRaw, &add.Stats); err != nil {
+				t.Fatalf("stats %s: %v", add.statsRaw, err)
+			}
+		}
+		if add.partitionRaw != nil {
+			if err := json.Unmarshal(add.partitionRaw, &add.PartitionValues); err != nil {
+				t.Fatalf("partitionValues %s: %v", add.partitionRaw, err)
+			}
+		}
+		add.statsRaw, add.partitionRaw = nil, nil
+		a.Add = &add
+	}
+	if a.Remove != nil {
+		rm := *a.Remove
+		if rm.partitionRaw != nil {
+			if err := json.Unmarshal(rm.partitionRaw, &rm.PartitionValues); err != nil {
+				t.Fatalf("partitionValues %s: %v", rm.partitionRaw, err)
+			}
+		}
+		rm.partitionRaw = nil
+		a.Remove = &rm
+	}
+	return a
+}
+
+var scanSeeds = []string{
+	`{"add":{"path":"date=2024-01-01/part-00000.parquet","partitionValues":{"date":"2024-01-01","n":null},"size":13472,"modificationTime":1704445200000,"dataChange":true,"stats":"{\"numRecords\":1500,\"minValues\":{\"id\":1}}","tags":{"a":"b"},"baseRowId":4,"defaultRowCommitVersion":null}}`,
+	`{"add":{"path":"a%20b.parquet","partitionValues":{},"size":1,"modificationTime":2,"dataChange":false,"stats":"{\"numRecords\":3}","deletionVector":{"storageType":"u","pathOrInlineDv":"ab^-aqEH.-t@S}K{vb[*k^","offset":1,"sizeInBytes":36,"cardinality":2}}}`,
+	`{"remove":{"path":"b","deletionTimestamp":1,"dataChange":true,"extendedFileMetadata":true,"partitionValues":{"x":"1"},"size":10,"tags":null}}`,
+	`{"add":{"path":"x","PATH":"y","size":1}}`,
+	`{"add":{"path":"x","size":1.5}}`,
+	`{"add":{"path":"x","size":-0,"unknown":[1,{"a":[true,false,null]},"s\u00e9"],"stats":null}}`,
+	`{"add":{"path":"x","partitionValues":{"a":"1"},"partitionValues":{"b":"2"}}}`,
+	`{"add":{"path":"caf\u00e9","size":1}}`,
+	"{\"add\":{\"path\":\"caf\xc3\xa9\",\"size\":1}}",
+	`{"add":{"path":"x","size":01}}`,
+	`{"add":{"path":"x"}, "remove":{"path":"y"}}`,
+	`{"add":{"path":""}}`,
+	`{"Add":{"path":"x"}}`,
+	`{"add":null}`,
+	`{"remove":{"path":"x","size":null,"deletionTimestamp":99999999999999999999}}`,
+	`{"commitInfo":{"timestamp":1,"operation":"WRITE"}}`,
+	`{"add":{"path":"x","stats":"{\"numRecords\":7,\"x\":\"\\u0041\"}"}} `,
+	`{"add":{"path":"x","dataChange":tru}}`,
+	`{"add":{"path":"x"}}}`,
+}
+
+func TestScanMatchesJSON(t *testing.T) {
+	for _, seed := range scanSeeds {
+		checkScanMatchesJSON(t, []byte(seed))
+	}
+}
+
+func FuzzScanMatchesJSON(f *testing.F) {
+	for _, seed := range scanSeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(checkScanMatchesJSON)
+}
+
+func checkScanMatchesJSON(t *testing.T, data []byte) {
+	want, wantErr := parseWithJSON(data)
+	var got []Action
+	gotErr := ParseLines(data, func(a *Action) error {
+		got = append(got, asJSONWouldLeaveIt(t, *a))
+		if a.Add != nil {
+			var in Interner
+			if p, q := a.Add.Partition(&in), (&Interner{}).InternMap(got[len(got)-1].Add.PartitionValues); !reflect.DeepEqual(p, q) {
+				t.Fatalf("%q: partition %+v, want %+v", data, p, q)
+			}
+			if n, m := a.Add.NumRecords(), NumRecords([]byte(got[len(got)-1].Add.Stats)); n != m {
+				t.Fatalf("%q: numRecords %d, want %d", data, n, m)
+			}
+		}
+		return nil
+	})
+	if (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("%q: error %v, encoding/json says %v", data, gotErr, wantErr)
+	}
+	if gotErr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\n got %s\nwant %s", data, dump(got), dump(want))
+	}
+}
+
+func dump(as []Action) string {
+	b, _ := json.Marshal(as)
+	return string(b)
+}
