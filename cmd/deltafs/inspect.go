@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
@@ -127,11 +126,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	order := make([]int, len(snap.Files))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(i, j int) bool { return snap.Files[order[i]].Path < snap.Files[order[j]].Path })
+	order := layout.PathOrder(snap.Files)
 	var details *replay.Details
 	servedPaths := map[*replay.File]string{}
 	lay := &layout.Version{}
@@ -158,7 +153,8 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, i := range order {
 		f := &snap.Files[i]
 		if !*asJSON {
-			fmt.Fprintln(w, f.Path)
+			w.WriteString(f.Path)
+			w.WriteByte('\n')
 			continue
 		}
 		e := lsEntry{ServedPath: servedPaths[f], Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: details.Partitions[i].Map(), DeletedRows: f.DeletedRows()}

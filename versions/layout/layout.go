@@ -1,11 +1,9 @@
 package layout
 
 import (
-	"cmp"
 	"fmt"
 	"hash/fnv"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/deltafs/deltafs/dvfilter/parquetview"
@@ -87,9 +85,7 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, physical Physical) (*V
 		}
 		v.Entries = append(v.Entries, Entry{Name: name, File: f})
 	}
-	slices.SortFunc(v.Entries, func(a, b Entry) int {
-		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.File.Path, b.File.Path))
-	})
+	sortEntries(v.Entries)
 	if !physical {
 		v.Entries = unique(v.Entries)
 	}
@@ -122,7 +118,7 @@ func unique(es []Entry) []Entry {
 		}
 		first = i
 	}
-	slices.SortFunc(es, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	sortEntries(es)
 	return es
 }
 

@@ -1,0 +1,77 @@
+package layout
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/deltafs/deltafs/replay"
+)
+
+// SortFunc sorts as slices.SortFunc does, with 1 to 5 runs (an odd one out
+// included) and ties.
+func TestSortFuncMatchesSlices(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, procs := range []int{1, 2, 3, 5} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, parallelSortMin - 1, 2 * parallelSortMin, 5*parallelSortMin + 7} {
+			type kv struct{ k, v int }
+			es := make([]kv, n)
+			for i := range es {
+				es[i] = kv{rng.IntN(n/3 + 1), i}
+			}
+			want := slices.Clone(es)
+			byKeyThenValue := func(a, b kv) int { return cmp.Or(cmp.Compare(a.k, b.k), cmp.Compare(a.v, b.v)) }
+			slices.SortFunc(want, byKeyThenValue)
+			SortFunc(es, byKeyThenValue)
+			if !slices.Equal(es, want) {
+				t.Fatalf("GOMAXPROCS %d, %d entries: not sorted as slices.SortFunc sorts", procs, n)
+			}
+		}
+	}
+}
+
+// PathOrder orders files as a sort by path does: long shared prefixes,
+// paths that are prefixes of others, equal paths, empty ones; long enough
+// to sort runs on every core.
+func TestPathOrderMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 2, 63, 64, 5000, 3 * parallelRunMin} {
+		files := make([]replay.File, n)
+		for i := range files {
+			var p []byte
+			switch rng.IntN(4) {
+			case 0:
+				p = fmt.Appendf(nil, "date=2024-01-%02d/part-%05d-c000.snappy.parquet", rng.IntN(3), rng.IntN(n+1))
+			case 1:
+				p = fmt.Appendf(nil, "date=2024-01-%02d/part-%05d", rng.IntN(3), rng.IntN(n+1))
+			case 2:
+				p = fmt.Appendf(nil, "date=2024-01-%02d", rng.IntN(3))
+			default:
+				p = make([]byte, rng.IntN(20))
+				for k := range p {
+					p[k] = byte('a' + rng.IntN(3))
+				}
+			}
+			files[i].Path = string(p)
+		}
+		order := PathOrder(files)
+		if len(order) != n {
+			t.Fatalf("%d files, %d in order", n, len(order))
+		}
+		seen := make([]bool, n)
+		for k, i := range order {
+			if seen[i] {
+				t.Fatalf("file %d twice", i)
+			}
+			seen[i] = true
+			if k > 0 && files[order[k-1]].Path > files[i].Path {
+				t.Fatalf("%d files: %q before %q", n, files[order[k-1]].Path, files[i].Path)
+			}
+		}
+	}
+}
