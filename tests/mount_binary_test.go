@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -419,5 +420,42 @@ func TestDemoOutlivesItsReader(t *testing.T) {
 	}
 	if isMounted(t, mnt) {
 		t.Errorf("%s still mounted", mnt)
+	}
+}
+
+// TestMountBinaryXAttrsFlag: `deltafs mount` serves no extended attributes
+// unless asked (--xattrs): ls -l then costs the kernel one question for
+// the whole mount, not two per file (BENCHMARKS.md).
+func TestMountBinaryXAttrsFlag(t *testing.T) {
+	requireFUSE(t)
+	bin := deltafsBin(t)
+	table := filepath.Join(TestdataDir(t), "dat/reader_tests/generated/basic_append/delta")
+	for _, on := range []bool{false, true} {
+		t.Run(fmt.Sprintf("xattrs=%v", on), func(t *testing.T) {
+			dir := t.TempDir()
+			var extra []string
+			if on {
+				extra = []string{"--xattrs"}
+			}
+			p := startMount(t, bin, table, dir, extra...)
+			if _, ok := p.waitReady(30 * time.Second); !ok {
+				t.Fatalf("no ready line:\n%s", p.stderr)
+			}
+			defer func() {
+				p.cmd.Process.Signal(syscall.SIGTERM)
+				p.wait(15 * time.Second)
+			}()
+			files, err := walkFiles(filepath.Join(dir, "latest"))
+			if err != nil || len(files) == 0 {
+				t.Fatalf("latest: %v, %v", files, err)
+			}
+			got, err := getxattrString(filepath.Join(dir, "latest", files[0]), "user.delta.path")
+			switch {
+			case on && (err != nil || got != files[0]):
+				t.Errorf("--xattrs: user.delta.path = %q, %v; want %q", got, err, files[0])
+			case !on && !errors.Is(err, syscall.ENOTSUP):
+				t.Errorf("without --xattrs: user.delta.path = %q, %v; want ENOTSUP", got, err)
+			}
+		})
 	}
 }

@@ -36,6 +36,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := mf.check(flags, stderr); err != nil {
 		return err
 	}
+	if !flags.Changed("xattrs") {
+		mf.xattrs = true // the tour shows them; the table is small
+	}
 
 	dir, temp := flags.Arg(0), false
 	if dir == "" {

@@ -29,6 +29,7 @@ type mountFlags struct {
 	readAhead   int    // -1: by the location's scheme
 	directIO    string // "auto" (by the location's scheme), "on" or "off"
 	passthrough bool
+	xattrs      bool
 	layout      string
 	nonempty    bool
 	debug       bool
@@ -50,6 +51,8 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 		"(auto: on for s3://, gs://, azblob://, whose blocks deltafs caches itself; off for local tables)")
 	fs.BoolVar(&f.passthrough, "passthrough", true, "let the kernel read the plain data files of a local table straight from their files "+
 		"(FUSE passthrough: Linux 6.9 and a mount by root; otherwise ignored)")
+	fs.BoolVar(&f.xattrs, "xattrs", false, "serve the user.delta.* extended attributes of data files (getfattr); "+
+		"off, ls -l and find -ls are several times faster: the kernel stops asking each file for attributes it does not have")
 	fs.StringVar(&f.layout, "layout", "logical", "what a version directory shows: logical (the table as a Delta reader sees it: "+
 		"logical column names, <column>=<value>/ partition folders) or physical (the stored files and column names)")
 	fs.BoolVar(&f.nonempty, "nonempty", false, "mount over a directory that has files in it (they are hidden while mounted)")
@@ -216,6 +219,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		ReadAhead:       readAhead,
 		DirectIO:        directIO,
 		NoPassthrough:   !mf.passthrough,
+		NoXAttrs:        !mf.xattrs,
 		PhysicalLayout:  mf.layout == "physical",
 		CacheDir:        mf.cacheDir,
 		DVCacheBytes:    mf.dvCacheMiB << 20,
