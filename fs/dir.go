@@ -54,6 +54,7 @@ var (
 	_ = (fusefs.NodeLookuper)((*dirNode)(nil))
 	_ = (fusefs.NodeReaddirer)((*dirNode)(nil))
 	_ = (fusefs.NodeGetattrer)((*dirNode)(nil))
+	_ = (fusefs.NodeOpendirHandler)((*dirNode)(nil))
 )
 
 // newVersionDir returns the node of v/<N> for a version's layout.
@@ -140,9 +141,21 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	return d.NewInode(ctx, ch, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: ch.ino}), 0
 }
 
-// Readdir lists the directory in one pass over its run of files, skipping
-// each subdirectory's run by binary search.
+// Readdir lists the directory.
 func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
+	return fusefs.NewListDirStream(d.entries()), 0
+}
+
+// OpendirHandle opens the directory for listing with the kernel told to
+// keep the listing: a version never changes, so a second listing (a glob
+// that walks the tree again) costs no round trip but the open.
+func (d *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	return &listHandle{entries: d.entries()}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// entries lists the directory in one pass over its run of files,
+// skipping each subdirectory's run by binary search.
+func (d *dirNode) entries() []fuse.DirEntry {
 	var entries []fuse.DirEntry
 	for i := d.lo; i < d.hi; {
 		rest := d.files[i].Name[len(d.prefix):]
@@ -167,5 +180,8 @@ func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno)
 			i = max(next, i+1)
 		}
 	}
-	return fusefs.NewListDirStream(entries), 0
+	for i := range entries {
+		entries[i].Off = uint64(i + 1)
+	}
+	return entries
 }

@@ -129,6 +129,11 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 			// go-fuse without a trip through the node tree.
 			IgnoreSecurityLabels: true,
 			DisableXAttrs:        o.NoXAttrs,
+			// Every path through latest or at/ reads the link (DuckDB
+			// resolving a glob: ten per file): the kernel keeps its
+			// target until refresh moves latest and says so
+			// (latest.go); an at/ link never changes.
+			EnableSymlinkCaching: true,
 			ExtraCapabilities:    extraCapabilities(o),
 			Options:              []string{"ro"},
 			Logger:               o.Logger,

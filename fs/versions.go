@@ -78,25 +78,14 @@ func (n *versionsNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.
 	if errno != 0 {
 		return nil, 0, errno
 	}
-	return &versionsHandle{node: n, entries: entries}, 0, 0
+	return &versionsHandle{listHandle: listHandle{entries: entries}, node: n}, 0, 0
 }
 
 // versionsHandle is one open of v/: the versions as of opendir (or the last
 // rewind), and a position in them.
 type versionsHandle struct {
-	node    *versionsNode
-	entries []fuse.DirEntry // entries[i].Off == i+1
-	pos     int             // go-fuse serializes calls on a directory handle
-}
-
-// Readdirent returns the next version, or nil at the end.
-func (h *versionsHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
-	if h.pos >= len(h.entries) {
-		return nil, 0
-	}
-	e := h.entries[h.pos]
-	h.pos++
-	return &e, 0
+	listHandle
+	node *versionsNode
 }
 
 // Seekdir moves to an offset a Readdirent returned; 0 rewinds and re-lists.
@@ -108,8 +97,7 @@ func (h *versionsHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno 
 		}
 		h.entries = entries
 	}
-	h.pos = int(min(off, uint64(len(h.entries))))
-	return 0
+	return h.listHandle.Seekdir(ctx, off)
 }
 
 // Lookup serves READDIRPLUS: a version directory the kernel already knows is
