@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"fmt"
+	"github.com/deltafs/deltafs/versions/serve"
 	"log"
 	"time"
 
@@ -84,6 +85,19 @@ type Options struct {
 }
 
 // withDefaults fills in the zero fields.
+// serveOptions are the options of the mount's data file reader.
+func (o Options) serveOptions() serve.Options {
+	return serve.Options{
+		BlockSize: o.BlockSize, CacheBytes: o.CacheBytes, ReadAhead: o.ReadAhead,
+		ViewCacheBytes: o.DVCacheBytes, SpillDir: o.CacheDir,
+	}
+}
+
+// MemoryBound is the most memory a mount with these options gives data
+// file bytes (block cache, blocks held by readers, views), snapshots not
+// counted.
+func (o Options) MemoryBound() int64 { return serve.MemoryBound(o.withDefaults().serveOptions()) }
+
 func (o Options) withDefaults() Options {
 	setDur := func(d *time.Duration, def time.Duration) {
 		if *d == 0 {

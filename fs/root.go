@@ -77,10 +77,7 @@ func newRoot(ctx context.Context, t Table, opts Options) *root {
 		mounted: time.Now(),
 	}
 	r.ctx, r.cancel = context.WithCancel(ctx)
-	r.files = serve.New(r.ctx, t, serve.Options{
-		BlockSize: o.BlockSize, CacheBytes: o.CacheBytes, ReadAhead: o.ReadAhead,
-		ViewCacheBytes: o.DVCacheBytes, SpillDir: o.CacheDir,
-	})
+	r.files = serve.New(r.ctx, t, o.serveOptions())
 	r.latest = &latestNode{root: r}
 	r.versions = &versionsNode{root: r}
 	r.history = &historyNode{root: r}

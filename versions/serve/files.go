@@ -64,11 +64,21 @@ func New(ctx context.Context, st Storage, opts Options) *Files {
 		opts:   o,
 		blocks: cache.New[string, []byte](o.CacheBytes, func(b []byte) int64 { return int64(len(b)) }),
 		sizes:  cache.New[string, int64](1<<20, nil), // about a million sizes
-		held:   newBlockBudget(2 * (max(o.ReadAhead, 0) + 2)),
+		held:   newBlockBudget(heldBlocks(o)),
 	}
 	f.views = newViews(st, o.ViewCacheBytes, parquetview.BuildOptions{SpillDir: o.SpillDir})
 	f.ctx, f.cancel = context.WithCancel(ctx)
 	return f
+}
+
+// heldBlocks is how many blocks open readers may hold at once.
+func heldBlocks(o Options) int { return 2 * (max(o.ReadAhead, 0) + 2) }
+
+// MemoryBound is the most memory data file bytes take under opts: the
+// block cache, the blocks readers hold, the cached views.
+func MemoryBound(opts Options) int64 {
+	o := opts.withDefaults()
+	return o.CacheBytes + int64(heldBlocks(o))*o.BlockSize + o.ViewCacheBytes
 }
 
 // BlockSize is the unit of reads.

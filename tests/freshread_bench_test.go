@@ -1,0 +1,136 @@
+package tests
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/tests/servers"
+)
+
+// TestFreshProcessReadBenchmark: the first read of a 1 GiB file from S3
+// (versitygw) by `deltafs mount` in a new process with its defaults,
+// paired with one curl GET of the object just before it; and the mount
+// process's peak resident memory (VmHWM) against its documented bound.
+//
+//	make build
+//	DELTAFS_FRESH_BENCH=1 go test ./tests -run TestFreshProcessReadBenchmark -v -count=1
+func TestFreshProcessReadBenchmark(t *testing.T) {
+	if os.Getenv("DELTAFS_FRESH_BENCH") == "" {
+		t.Skip("benchmark: set DELTAFS_FRESH_BENCH=1 to run")
+	}
+	requireFUSE(t)
+	bin := deltafsBin(t)
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("SKIPPING: no curl")
+	}
+	srv := servers.Start(t, servers.VersityGW)
+	size := int64(1 << 30)
+	if s := os.Getenv("DELTAFS_FRESH_MIB"); s != "" {
+		mib, _ := strconv.Atoi(s)
+		size = int64(mib) << 20
+	}
+	location := srv.Location("fresh/" + t.Name())
+	want := rrPutTable(t, location, size)
+	object := fmt.Sprintf("http://%s/%s/fresh/%s/big.bin", srv.Addr, servers.Bucket, t.Name())
+	const runs = 5
+	var ratios []float64
+	var curls, mounts []time.Duration
+	var peaks []int64
+	for range runs {
+		start := time.Now()
+		out, err := exec.Command(curl, "-sS", "-o", "/dev/null", "-w", "%{size_download}",
+			"--aws-sigv4", "aws:amz:us-east-1:s3", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--user", servers.S3AccessKey+":"+servers.S3SecretKey, object).Output()
+		c := time.Since(start)
+		if err != nil || strings.TrimSpace(string(out)) != strconv.FormatInt(size, 10) {
+			t.Fatalf("curl: %s, %v", out, err)
+		}
+		mp := t.TempDir()
+		p := startMount(t, bin, location, mp)
+		if _, ok := p.waitReady(60 * time.Second); !ok {
+			t.Fatalf("deltafs mount: no ready line; stderr:\n%s", p.stderr.String())
+		}
+		d := timeRead(t, filepath.Join(mp, "latest", "big.bin"), size)
+		peaks = append(peaks, vmHWM(t, p.cmd.Process.Pid))
+		if s := p.stderr.String(); s != "" {
+			t.Logf("mount stderr: %s", s)
+		}
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		p.wait(15 * time.Second)
+		curls, mounts = append(curls, c), append(mounts, d)
+		ratios = append(ratios, c.Seconds()/d.Seconds())
+	}
+	// The bytes, once, outside the timed runs.
+	mp := t.TempDir()
+	p := startMount(t, bin, location, mp)
+	if _, ok := p.waitReady(60 * time.Second); !ok {
+		t.Fatal("no ready line")
+	}
+	rrReadFile(t, filepath.Join(mp, "latest", "big.bin"), want)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(15 * time.Second)
+	for _, s := range [][]time.Duration{curls, mounts} {
+		slices.Sort(s)
+	}
+	slices.Sort(ratios)
+	slices.Sort(peaks)
+	t.Logf("1 GiB, new process: curl %.0f MiB/s, mount %.0f MiB/s, ratio (median of %d pairs) %.2fx; peak RSS median %d MiB (max %d)",
+		rrMiBps(size, curls[runs/2]), rrMiBps(size, mounts[runs/2]), runs, ratios[runs/2], peaks[runs/2]>>20, peaks[runs-1]>>20)
+}
+
+// timeRead reads path front to back in 1 MiB reads and returns how long
+// that took.
+func timeRead(t *testing.T, path string, size int64) time.Duration {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	start := time.Now()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var n int64
+	for {
+		m, err := f.Read(buf) // 1 MiB a call: io.Copy to io.Discard would read 8 KiB ones
+		n += int64(m)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("read %s at %d: %v", path, n, err)
+		}
+	}
+	if n != size {
+		t.Fatalf("read %s: %d bytes, want %d", path, n, size)
+	}
+	return time.Since(start)
+}
+
+// vmHWM is a process's peak resident memory, in bytes.
+func vmHWM(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
+}
