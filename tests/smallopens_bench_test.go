@@ -1,0 +1,68 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// TestSmallOpensBenchmark: open, read 4 KiB and close each of 2,000 small
+// data files, again and again, through a mount with the CLI's defaults
+// (passthrough, no extended attributes) against the files on disk: opens
+// per second, medians of 7 paired passes.
+//
+//	DELTAFS_OPENS_BENCH=1 go test ./tests -run TestSmallOpensBenchmark -v -count=1
+func TestSmallOpensBenchmark(t *testing.T) {
+	if os.Getenv("DELTAFS_OPENS_BENCH") == "" {
+		t.Skip("benchmark: set DELTAFS_OPENS_BENCH=1 to run")
+	}
+	const files = 2000
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	var adds []action.Action
+	var names []string
+	for i := range files {
+		name := fmt.Sprintf("part-%05d.parquet", i)
+		adds = append(adds, mustAdd(t, gen, name, 10))
+		names = append(names, name)
+	}
+	mustCommit(t, gen, adds...)
+	m := mountForTest(t, dir, fs.Options{NoXAttrs: true, RefreshInterval: -1})
+	mounted := filepath.Join(m.dir, "v", "1")
+	pass := func(root string) time.Duration {
+		buf := make([]byte, 4096)
+		start := time.Now()
+		for _, n := range names {
+			f, err := os.Open(filepath.Join(root, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Read(buf); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+		return time.Since(start)
+	}
+	pass(dir)
+	pass(mounted) // warm: lookups and the page cache
+	var local, mount, ratios []float64
+	for range 7 {
+		l, mt := pass(dir), pass(mounted)
+		local, mount = append(local, files/l.Seconds()), append(mount, files/mt.Seconds())
+		ratios = append(ratios, mt.Seconds()/l.Seconds())
+	}
+	slices.Sort(local)
+	slices.Sort(mount)
+	slices.Sort(ratios)
+	t.Logf("open+read 4 KiB+close of %d files: local %.0f/s, mount %.0f/s, mount takes %.2fx the time (median of 7 pairs)",
+		files, local[3], mount[3], ratios[3])
+}
