@@ -40,13 +40,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.repeat < 1:
         ap.error("--repeat must be >= 1")
-    if not os.path.isdir(os.path.join(args.table_dir, "_delta_log")):
+    remote = "://" in args.table_dir  # s3://...: storage settings from the AWS_* environment
+    if not remote and not os.path.isdir(os.path.join(args.table_dir, "_delta_log")):
         ap.error(f"{args.table_dir}: not a Delta table (no _delta_log/)")
 
     import deltalake
     from deltalake import DeltaTable
 
-    table_path = os.path.abspath(args.table_dir)
+    table_path = args.table_dir if remote else os.path.abspath(args.table_dir)
     times: list[float] = []
     version = files = None
     for _ in range(args.repeat):

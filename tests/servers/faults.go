@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Fault is one way a Proxy spoils an answer.
@@ -47,6 +48,7 @@ type Proxy struct {
 	conns   map[net.Conn]struct{} // GUARDED_BY(mu)
 	seen    map[string]int        // GUARDED_BY(mu): requests by path
 	pending int                   // GUARDED_BY(mu): requests held while hung
+	latency time.Duration         // GUARDED_BY(mu): added before every request
 }
 
 type plan struct {
@@ -117,6 +119,14 @@ func (p *Proxy) SetHang(hang bool) {
 	}
 }
 
+// SetLatency adds d before every request is forwarded, as a distant
+// server would take.
+func (p *Proxy) SetLatency(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.latency = d
+}
+
 // Pending is how many requests the proxy holds unanswered now (SetHang).
 func (p *Proxy) Pending() int {
 	p.mu.Lock()
@@ -166,8 +176,9 @@ func (p *Proxy) next(path string) (Fault, bool) {
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
-	hung := p.hung
+	hung, latency := p.hung, p.latency
 	p.mu.Unlock()
+	time.Sleep(latency)
 	if hung != nil {
 		p.mu.Lock()
 		p.pending++
