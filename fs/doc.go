@@ -11,8 +11,12 @@
 //	               the table (versions/layout): <column>=<value>/ folders
 //	               from the log, logical column names; or as stored
 //	               (Options.PhysicalLayout)
-//	history.jsonl  one JSON line per version: version, timestamp, operation,
-//	               files
+//	at/<instant>   symlink to ../v/<N>, the version Delta resolves for that
+//	               instant; at/ lists one canonical instant per version
+//	changes/<N>/   what commit N did: added/ (as in v/<N>), removed/ (as in
+//	               v/<N-1>), cdc/ (its change-data files)
+//	history.jsonl  one JSON line per version: version, instant, timestamp,
+//	               operation, files, added, removed
 //
 // The package knows nothing of logs or storage: it asks a Table (the
 // versions layer, adapted) for versions, snapshots, history and byte ranges.
@@ -28,8 +32,11 @@
 // passthrough), opened under the store's rules.
 //
 // One node kind per file: root.go, latest.go, versions.go (v/), dir.go
-// (version directories and their subdirectories), file.go (data files),
-// history.go. Shared state hangs off the root node; there are no package
+// (version directories, their subdirectories, and any tree served as one),
+// file.go (data files), at.go, changes.go, history.go. Round trips are
+// what a mount costs: links are cached by the kernel (refresh invalidates
+// latest), version listings are kept (FOPEN_CACHE_DIR), FLUSH is refused
+// once, and extended attributes can be turned off (Options.NoXAttrs). Shared state hangs off the root node; there are no package
 // globals. Everything is read-only: operations that would change the tree
 // return EROFS (readonly.go), and the mount itself is read-only.
 package fs
