@@ -98,7 +98,7 @@ type commitDir struct {
 	version int64
 	ino     uint64
 	mtime   int64
-	parts   [3]*dirNode // added, removed, cdc
+	parts   [3]*tree // added, removed, cdc: a node is made per lookup
 }
 
 var (
@@ -126,8 +126,8 @@ func newCommitDir(ctx context.Context, r *root, c *versions.Changes) (*commitDir
 		}
 		space := fmt.Sprintf("changes/%d/%s/", c.Version, p.name)
 		t := &tree{version: p.part.Snap.Version, lay: lay, space: space, vanishes: p.name == nameRemoved}
-		d.parts[i] = newTreeDir(r, t, space[:len(space)-1])
-		d.mtime = max(d.mtime, d.parts[i].mtime)
+		d.parts[i] = t
+		d.mtime = max(d.mtime, newTreeDir(r, t, space[:len(space)-1]).mtime) // logs what it hides, once
 	}
 	return d, nil
 }
@@ -142,7 +142,8 @@ func (d *commitDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 			ch.Operations().(*dirNode).fillEntry(out)
 			return ch, 0
 		}
-		p := d.parts[i]
+		t := d.parts[i]
+		p := newDir(d.root, t, "", 0, len(t.lay.Entries))
 		p.fillEntry(out)
 		return d.NewInode(ctx, p, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: p.ino}), 0
 	}
@@ -153,7 +154,7 @@ func (d *commitDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 func (d *commitDir) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
 	entries := make([]fuse.DirEntry, len(partNames))
 	for i, name := range partNames {
-		entries[i] = fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR, Ino: d.parts[i].ino}
+		entries[i] = fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR, Ino: d.parts[i].ino(kindDir, "")}
 	}
 	return fusefs.NewListDirStream(entries), 0
 }
