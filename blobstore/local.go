@@ -147,19 +147,24 @@ func (l *localRoot) read(key string) ([]byte, error) {
 	return data, err
 }
 
-// readRange returns length bytes from offset; fewer at the end of the file.
-func (l *localRoot) readRange(key string, offset, length int64) ([]byte, error) {
+// readRange returns length bytes from offset (fewer at the end of the
+// file) and the file's size.
+func (l *localRoot) readRange(key string, offset, length int64) ([]byte, int64, error) {
 	f, err := l.open(key)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
 	buf := make([]byte, length)
 	n, err := f.ReadAt(buf, offset)
 	if err == io.EOF {
 		err = nil
 	}
-	return buf[:n], err
+	return buf[:n], info.Size(), err
 }
 
 // stat returns the size and modification time of the file at key.

@@ -182,10 +182,32 @@ func (s *Store) Read(ctx context.Context, key string) ([]byte, error) {
 // ReadRange returns length bytes of an object from offset; fewer only at
 // its end.
 func (s *Store) ReadRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
+	buf, _, err := s.readRange(ctx, key, offset, length)
+	return buf, err
+}
+
+// ErrSizeChanged is wrapped by ReadRangeOf's error when the object is not
+// the size its caller knows it to have.
+var ErrSizeChanged = errors.New("the object is not the size the log gives")
+
+// ReadRangeOf is ReadRange of an object known to be size bytes long (from
+// the log): an object of another size is an error, found from the answer
+// itself (its Content-Range, or the open file), at no extra request.
+func (s *Store) ReadRangeOf(ctx context.Context, key string, offset, length, size int64) ([]byte, error) {
+	buf, actual, err := s.readRange(ctx, key, offset, length)
+	if err == nil && actual != size {
+		return nil, fmt.Errorf("%s is %d bytes, the log says %d: %w", s.objectURL(key), actual, size, ErrSizeChanged)
+	}
+	return buf, err
+}
+
+// readRange reads a range and returns the object's whole size with it.
+func (s *Store) readRange(ctx context.Context, key string, offset, length int64) ([]byte, int64, error) {
 	var buf []byte
+	var size int64
 	err := s.do(ctx, &s.counts.gets, key, func() (err error) {
 		if s.local != nil {
-			buf, err = s.local.readRange(key, offset, length)
+			buf, size, err = s.local.readRange(key, offset, length)
 			return err
 		}
 		r, err := s.bucket.NewRangeReader(ctx, key, offset, length, nil)
@@ -199,16 +221,17 @@ func (s *Store) ReadRange(ctx context.Context, key string, offset, length int64)
 		}
 		// The reader's Size is the whole object's: a body that ends before
 		// the range or the object does was cut short.
-		if want := min(length, r.Size()-offset); int64(len(buf)) < want {
+		size = r.Size()
+		if want := min(length, size-offset); int64(len(buf)) < want {
 			return fmt.Errorf("%w: %d bytes of %d at offset %d", errShortBody, len(buf), want, offset)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	s.counts.bytes.Add(int64(len(buf)))
-	return buf, nil
+	return buf, size, nil
 }
 
 func readInto(buf []byte, r io.Reader) ([]byte, error) {

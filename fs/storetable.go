@@ -23,10 +23,15 @@ var _ interface {
 	Table
 	AbsoluteReader
 	LocalFiler
+	serve.SizedStorage
 } = StoreTable{}
 
 func (t StoreTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
 	return serve.StoreStorage{Store: t.Store}.ReadRange(ctx, path, off, n)
+}
+
+func (t StoreTable) ReadRangeOf(ctx context.Context, path string, off, n, size int64) ([]byte, error) {
+	return serve.StoreStorage{Store: t.Store}.ReadRangeOf(ctx, path, off, n, size)
 }
 
 func (t StoreTable) LocalFile(path string) (func() (*os.File, error), bool) {

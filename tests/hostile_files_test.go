@@ -173,9 +173,9 @@ func TestSizeDisagreeingWithStorage(t *testing.T) {
 }
 
 // TestFileChangedInPlaceWhileOpen: a data file appended to or truncated
-// in place while it is open (which no Delta writer does) is served, without
-// passthrough, up to the log's size and never past it: the bytes the
-// table committed, or EIO. (With passthrough the kernel reads the file
+// in place while it is open (which no Delta writer does) is, without
+// passthrough, never served past the log's size nor with other bytes:
+// each block read checks the file's size, and gives EIO once it changed. (With passthrough the kernel reads the file
 // itself: README, "How data files are read".)
 func TestFileChangedInPlaceWhileOpen(t *testing.T) {
 	requireFUSE(t)
@@ -201,9 +201,14 @@ func TestFileChangedInPlaceWhileOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored.Close()
+	// Every block read checks the file's size: EIO, whatever the kernel
+	// had not cached yet, and never a byte past the log's size.
 	got, err := io.ReadAll(f)
-	if err != nil || !bytes.Equal(got, want) {
-		t.Errorf("after an append: %d bytes (%v); want the %d committed", len(got), err, len(want))
+	if !errors.Is(err, syscall.EIO) || !bytes.Equal(got, want[:len(got)]) {
+		t.Errorf("after an append: %d bytes (%v); want EIO and none but committed ones", len(got), err)
+	}
+	if !strings.Contains(m.logs.String(), "the log says") {
+		t.Errorf("no log line naming the sizes:\n%s", m.logs)
 	}
 	if err := os.Truncate(filepath.Join(table, "f.parquet"), int64(len(want)/2)); err != nil {
 		t.Fatal(err)

@@ -297,3 +297,41 @@ func TestDeadServerGivesUp(t *testing.T) {
 		})
 	}
 }
+
+// TestObjectSizeCheckedOnS3: an object longer or shorter than the log
+// says is never served as the table's bytes: EIO with a log line naming
+// both sizes, found from the ranged answers themselves (no HEAD).
+func TestObjectSizeCheckedOnS3(t *testing.T) {
+	requireFUSE(t)
+	srv := servers.Start(t, servers.VersityGW)
+	local := t.TempDir()
+	gen := deltagen.New(local)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	good := mustAdd(t, gen, "good.parquet", 100)
+	var adds []action.Action
+	for name, delta := range map[string]int64{"short.parquet": -10, "long.parquet": 10} {
+		a := mustAdd(t, gen, name, 100)
+		a.Add.Size += delta
+		adds = append(adds, a)
+	}
+	mustCommit(t, gen, append(adds, good)...)
+	prefix := "faults/" + t.Name()
+	copyToStore(t, local, srv.Location(prefix))
+	m := mountForTest(t, srv.Location(prefix), fs.Options{RefreshInterval: -1}, quickRetry)
+	before := m.store.Counts()
+	if _, err := os.ReadFile(filepath.Join(m.dir, "latest", "good.parquet")); err != nil {
+		t.Fatalf("the good file: %v", err)
+	}
+	if c := m.store.Counts().Sub(before); c.Heads != 0 {
+		t.Errorf("reading a file cost %d HEAD requests, want 0", c.Heads)
+	}
+	for _, name := range []string{"short.parquet", "long.parquet"} {
+		got, err := os.ReadFile(filepath.Join(m.dir, "latest", name))
+		if !errors.Is(err, syscall.EIO) {
+			t.Errorf("%s: read %d bytes, err %v; want EIO", name, len(got), err)
+		}
+		if !strings.Contains(m.logs.String(), name) || !strings.Contains(m.logs.String(), "the log says") {
+			t.Errorf("%s: no log line naming the sizes:\n%s", name, m.logs)
+		}
+	}
+}

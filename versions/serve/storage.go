@@ -18,6 +18,14 @@ type Storage interface {
 	ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error)
 }
 
+// SizedStorage is a Storage that can check, at no extra request, that a
+// data file is still the size the log gives (ReadRangeOf: the object's
+// size comes with every ranged answer). Files checks every block it
+// fetches when its Storage is one.
+type SizedStorage interface {
+	ReadRangeOf(ctx context.Context, path string, off, n, size int64) ([]byte, error)
+}
+
 // AbsoluteStorage is a Storage that can also read deletion vectors stored
 // at absolute paths or URIs (storage type 'p'), which it maps to objects it
 // is willing to read, or refuses.
@@ -35,13 +43,23 @@ var ErrNoAbsolute = errors.New("deletion vectors at absolute paths are not reada
 // lie under the root. Files outside the root are never read.
 type StoreStorage struct{ Store *blobstore.Store }
 
-var _ AbsoluteStorage = StoreStorage{}
+var (
+	_ AbsoluteStorage = StoreStorage{}
+	_ SizedStorage    = StoreStorage{}
+)
 
 func (s StoreStorage) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
 	if action.IsExternal(path) {
 		return nil, fmt.Errorf("%s lies outside the table root", path)
 	}
 	return s.Store.ReadRange(ctx, path, off, n)
+}
+
+func (s StoreStorage) ReadRangeOf(ctx context.Context, path string, off, n, size int64) ([]byte, error) {
+	if action.IsExternal(path) {
+		return nil, fmt.Errorf("%s lies outside the table root", path)
+	}
+	return s.Store.ReadRangeOf(ctx, path, off, n, size)
 }
 
 func (s StoreStorage) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {
