@@ -60,13 +60,7 @@ func (r *Files) span(ctx context.Context, path string, size, first int64, n int)
 func (r *Files) fetch(ctx context.Context, path string, size, first int64, n int) ([][]byte, error) {
 	bs := r.opts.BlockSize
 	off, end := first*bs, min((first+int64(n))*bs, size)
-	var data []byte
-	var err error
-	if sized, ok := r.st.(SizedStorage); ok {
-		data, err = sized.ReadRangeOf(ctx, path, off, end-off, size)
-	} else {
-		data, err = r.st.ReadRange(ctx, path, off, end-off)
-	}
+	data, err := readOf(ctx, r.st, path, off, end-off, size)
 	if err != nil {
 		return nil, err
 	}

@@ -21,9 +21,18 @@ type Storage interface {
 // SizedStorage is a Storage that can check, at no extra request, that a
 // data file is still the size the log gives (ReadRangeOf: the object's
 // size comes with every ranged answer). Files checks every block it
-// fetches when its Storage is one.
+// fetches, and every range a view is built from, when its Storage is one.
 type SizedStorage interface {
 	ReadRangeOf(ctx context.Context, path string, off, n, size int64) ([]byte, error)
+}
+
+// readOf reads n bytes at off of the data file at path, size bytes long by
+// the log, checked where st can check it.
+func readOf(ctx context.Context, st Storage, path string, off, n, size int64) ([]byte, error) {
+	if sized, ok := st.(SizedStorage); ok {
+		return sized.ReadRangeOf(ctx, path, off, n, size)
+	}
+	return st.ReadRange(ctx, path, off, n)
 }
 
 // AbsoluteStorage is a Storage that can also read deletion vectors stored

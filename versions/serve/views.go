@@ -71,7 +71,7 @@ func (vs *views) get(ctx context.Context, f *replay.File, rn *parquetview.Rename
 			rows = vec
 		}
 		src := parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
-			return vs.st.ReadRange(ctx, f.Path, off, n)
+			return readOf(ctx, vs.st, f.Path, off, n, f.Size)
 		})
 		opts := vs.build
 		opts.Rename = rn
