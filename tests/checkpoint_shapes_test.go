@@ -13,23 +13,6 @@ import (
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
-// pythonOrSkip returns the test venv's interpreter, or skips (failing
-// under DELTAFS_STRICT, which CI sets).
-func pythonOrSkip(t *testing.T) string {
-	t.Helper()
-	py := os.Getenv("DELTAFS_PYTHON")
-	if py == "" {
-		py = filepath.Join("..", ".venv", "bin", "python")
-	}
-	if _, err := os.Stat(py); err != nil {
-		if os.Getenv("DELTAFS_STRICT") != "" {
-			t.Fatalf("no Python venv at %s (make venv)", py)
-		}
-		t.Skipf("SKIPPING: no Python venv at %s (make venv)", py)
-	}
-	return py
-}
-
 // TestCheckpointWithEmptyRowGroup: a checkpoint with an empty row group,
 // as pyarrow writes one (its column chunks at offset 0), is read, and
 // gives the same files as replaying the commits.

@@ -22,10 +22,7 @@ func TestDuckDBCountBenchmark(t *testing.T) {
 	if os.Getenv("DELTAFS_DUCKDB_BENCH") == "" {
 		t.Skip("benchmark: set DELTAFS_DUCKDB_BENCH=1 to run")
 	}
-	python := os.Getenv("DELTAFS_PYTHON")
-	if python == "" {
-		python = filepath.Join("..", ".venv", "bin", "python")
-	}
+	python := pythonOrSkip(t)
 	dir := t.TempDir()
 	gen := deltagen.New(dir)
 	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.PartitionedSchema, []string{"date"}, nil))

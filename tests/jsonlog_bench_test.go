@@ -2,8 +2,6 @@ package tests
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/deltafs/deltafs/tests/deltagen"
@@ -19,23 +17,9 @@ const (
 
 func jsonLogTable(b *testing.B) string {
 	b.Helper()
-	base := os.Getenv("DELTAFS_BENCH_DIR")
-	if base == "" {
-		base = os.TempDir()
-	}
-	dir := filepath.Join(base, "deltafs-bench-jsonlog-2000x100")
-	done := filepath.Join(dir, ".complete")
-	if _, err := os.Stat(done); err == nil {
-		return dir
-	}
-	os.RemoveAll(dir)
-	if err := deltagen.WriteJSONLog(dir, jsonLogCommits, jsonLogAdds); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(done, nil, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return dir
+	return cachedBenchDir(b, "deltafs-bench-jsonlog-2000x100", func(dir string) error {
+		return deltagen.WriteJSONLog(dir, jsonLogCommits, jsonLogAdds)
+	})
 }
 
 func BenchmarkJSONLog(b *testing.B) {

@@ -13,27 +13,17 @@ import (
 // (BenchmarkJSONReplay300k) and by delta-rs (BenchmarkDeltaRSJSONReplay300k).
 func table300k(b *testing.B) string {
 	b.Helper()
-	base := os.Getenv("DELTAFS_BENCH_DIR")
-	if base == "" {
-		base = os.TempDir()
-	}
-	dir := filepath.Join(base, "deltafs-bench-300k")
-	table := filepath.Join(dir, "300k-add-files-100-col-partitioned")
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		return table
-	}
 	archive := filepath.Join(TestdataDir(b), "delta-kernel-rs/data/300k-add-files-100-col-partitioned.tar.zst")
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if out, err := exec.Command("tar", "--zstd", "-xf", archive, "-C", dir).CombinedOutput(); err != nil {
-		b.Skipf("SKIPPING: cannot unpack %s (needs tar with zstd): %v %s", archive, err, out)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return table
+	dir := cachedBenchDir(b, "deltafs-bench-300k", func(dir string) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if out, err := exec.Command("tar", "--zstd", "-xf", archive, "-C", dir).CombinedOutput(); err != nil {
+			b.Skipf("SKIPPING: cannot unpack %s (needs tar with zstd): %v %s", archive, err, out)
+		}
+		return nil
+	})
+	return filepath.Join(dir, "300k-add-files-100-col-partitioned")
 }
 
 func BenchmarkJSONReplay300k(b *testing.B) {

@@ -29,10 +29,7 @@ func TestS3OpenBenchmark(t *testing.T) {
 	if os.Getenv("DELTAFS_S3OPEN_BENCH") == "" {
 		t.Skip("benchmark: set DELTAFS_S3OPEN_BENCH=1 to run")
 	}
-	python := os.Getenv("DELTAFS_PYTHON")
-	if python == "" {
-		python = filepath.Join("..", ".venv", "bin", "python")
-	}
+	python := pythonOrSkip(t)
 	srv := servers.Start(t, servers.VersityGW)
 	proxy, via := servers.StartProxy(t, srv)
 	const latency = 50 * time.Millisecond

@@ -36,25 +36,11 @@ func envInt(name string, def int) int {
 // reused by later runs.
 func benchTable(b *testing.B) (string, *deltagen.BenchInfo) {
 	b.Helper()
-	base := os.Getenv("DELTAFS_BENCH_DIR")
-	if base == "" {
-		base = os.TempDir()
-	}
-	dir := filepath.Join(base, "deltafs-bench-"+strconv.Itoa(benchFiles))
-	done := filepath.Join(dir, ".complete")
-	if _, err := os.Stat(done); err == nil {
-		info := &deltagen.BenchInfo{LatestVersion: 19, LiveFiles: int64(benchFiles)}
-		return dir, info
-	}
-	os.RemoveAll(dir)
-	info, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: benchFiles})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(done, nil, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return dir, info
+	dir := cachedBenchDir(b, "deltafs-bench-"+strconv.Itoa(benchFiles), func(dir string) error {
+		_, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: benchFiles})
+		return err
+	})
+	return dir, &deltagen.BenchInfo{LatestVersion: 19, LiveFiles: int64(benchFiles)}
 }
 
 // BenchmarkSnapshotBuild opens the generated table and builds its latest
@@ -221,13 +207,7 @@ func BenchmarkDeltaRSSnapshot(b *testing.B) {
 // files (bench/deltars_snapshot.py in the test venv, $DELTAFS_PYTHON), b.N
 // times, and reports its load time (Python's start-up not counted).
 func benchDeltaRS(b *testing.B, dir string, wantFiles int) {
-	python := os.Getenv("DELTAFS_PYTHON")
-	if python == "" {
-		python = filepath.Join("..", ".venv", "bin", "python")
-	}
-	if _, err := os.Stat(python); err != nil {
-		b.Skipf("SKIPPING: no Python venv at %s (make venv): %v", python, err)
-	}
+	python := pythonOrSkip(b)
 	b.ResetTimer()
 	var total float64
 	for i := 0; i < b.N; i++ {
