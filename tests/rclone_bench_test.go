@@ -1,0 +1,135 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/tests/servers"
+	"github.com/deltafs/deltafs/versions"
+)
+
+// TestRcloneListBenchmark: shell tools over a 100,000-file version, with
+// deltafs (`deltafs mount`, its defaults) and rclone (`rclone mount`, its
+// defaults) mounting the same bucket on versitygw: a cold `ls -lR`, then
+// alternated warm pairs of `ls -lR`, `find` and `du`; medians of the
+// paired ratios (deltafs's time over rclone's).
+//
+//	make build
+//	DELTAFS_RCLONE_BENCH=1 go test ./tests -run TestRcloneListBenchmark -v -count=1
+func TestRcloneListBenchmark(t *testing.T) {
+	if os.Getenv("DELTAFS_RCLONE_BENCH") == "" {
+		t.Skip("benchmark: set DELTAFS_RCLONE_BENCH=1 to run")
+	}
+	requireFUSE(t)
+	bin, rclone := deltafsBin(t), rcloneBin(t)
+	srv := servers.Start(t, servers.VersityGW)
+	const files, prefix = 100_000, "rclone-list"
+
+	// The table, its data files sparse, copied into the bucket's folder.
+	table := filepath.Join(t.TempDir(), "table")
+	if _, err := deltagen.WriteBenchTable(table, deltagen.BenchOptions{Files: files, Partitions: 100, TailCommits: -1}); err != nil {
+		t.Fatal(err)
+	}
+	writeSparseDataFiles(t, table)
+	os.RemoveAll(filepath.Join(srv.DataDir(), prefix))
+	if out, err := exec.Command("cp", "-r", "--sparse=always", table, filepath.Join(srv.DataDir(), prefix)).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+
+	// Each mount behind its own proxy, which counts its requests.
+	type mount struct {
+		name, dir string
+		proxy     *servers.Proxy
+	}
+	var mounts []mount
+	proxy, via := servers.StartProxy(t, srv)
+	ours := t.TempDir()
+	p := startMount(t, bin, via.Location(prefix), ours)
+	if _, ok := p.waitReady(120 * time.Second); !ok {
+		t.Fatalf("deltafs mount: no ready line; stderr:\n%s", p.stderr.String())
+	}
+	defer func() {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		p.wait(15 * time.Second)
+	}()
+	mounts = append(mounts, mount{"deltafs", filepath.Join(ours, "latest"), proxy})
+	proxy, via = servers.StartProxy(t, srv)
+	mounts = append(mounts, mount{"rclone", rcloneMount(t, rclone, via, prefix).mp, proxy})
+	// rclone as a user would tune it for this: modification times from
+	// the listing (no HEAD per file), attributes and listings kept an hour.
+	proxy, via = servers.StartProxy(t, srv)
+	mounts = append(mounts, mount{"rclone tuned", rcloneMount(t, rclone, via, prefix,
+		"--use-server-modtime", "--attr-timeout", "1h", "--dir-cache-time", "1h").mp, proxy})
+
+	// One line per operation: each mount's median time and requests per
+	// pass, and the median of deltafs's paired ratio against each rclone.
+	measure := func(name string, args []string, passes int) {
+		times := make([][]float64, len(mounts))
+		ratios := make([][]float64, len(mounts))
+		line := fmt.Sprintf("%-20s", name)
+		before := make([]int, len(mounts))
+		for i, m := range mounts {
+			before[i] = m.proxy.Requests("")
+		}
+		for range passes {
+			for i, m := range mounts {
+				times[i] = append(times[i], timeCmd(t, m.dir, args).Seconds())
+				ratios[i] = append(ratios[i], times[0][len(times[0])-1]/times[i][len(times[i])-1])
+			}
+		}
+		for i, m := range mounts {
+			slices.Sort(times[i])
+			slices.Sort(ratios[i])
+			line += fmt.Sprintf(" | %s %.0f ms, %d req", m.name, times[i][passes/2]*1000, (m.proxy.Requests("")-before[i])/passes)
+			if i > 0 {
+				line += fmt.Sprintf(", deltafs %.2fx", ratios[i][passes/2])
+			}
+		}
+		t.Logf("%s (median of %d)", line, passes)
+	}
+	measure("ls -lR (cold)", []string{"ls", "-lR"}, 1)
+	measure("ls -lR (warm)", []string{"ls", "-lR"}, 5)
+	measure("find -type f (warm)", []string{"find", ".", "-type", "f"}, 5)
+	measure("du -s (warm)", []string{"du", "-s", "--apparent-size"}, 5)
+}
+
+// writeSparseDataFiles creates, in the table folder, every live file of
+// its latest version as a sparse file of the logged size.
+func writeSparseDataFiles(t *testing.T, table string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := blobstore.Open(ctx, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tbl, err := versions.Open(ctx, st, versions.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := tbl.Snapshot(ctx, tbl.Latest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range snap.Files {
+		p := filepath.Join(table, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, f.Size); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
