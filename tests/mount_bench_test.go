@@ -52,18 +52,7 @@ func TestMountBenchmark(t *testing.T) {
 	}
 	// The same tree on the local filesystem, sparse files of the same sizes.
 	local := t.TempDir()
-	for _, f := range snap.Files {
-		p := filepath.Join(local, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o444); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Truncate(p, f.Size); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeSparseFiles(t, local, snap.Files)
 	mnt := t.TempDir()
 	// As deltafs mount does by default: no extended attributes.
 	srv, err := fs.Mount(ctx, mnt, fs.StoreTable{Table: table, Store: st}, fs.Options{RefreshInterval: -1, NoXAttrs: true})

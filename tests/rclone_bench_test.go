@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/tests/deltagen"
 	"github.com/deltafs/deltafs/tests/servers"
 	"github.com/deltafs/deltafs/versions"
@@ -120,12 +121,19 @@ func writeSparseDataFiles(t *testing.T, table string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range snap.Files {
-		p := filepath.Join(table, filepath.FromSlash(f.Path))
+	writeSparseFiles(t, table, snap.Files)
+}
+
+// writeSparseFiles creates each file under root as a sparse file of its
+// logged size.
+func writeSparseFiles(t *testing.T, root string, files []replay.File) {
+	t.Helper()
+	for _, f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
+		if err := os.WriteFile(p, nil, 0o444); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Truncate(p, f.Size); err != nil {
