@@ -19,9 +19,8 @@ func benchLs(b *testing.B, sorted bool) {
 	for i := 0; i < b.N; i++ {
 		w := bufio.NewWriter(io.Discard)
 		if sorted {
-			for _, k := range layout.PathOrder(snap.Files) {
-				w.WriteString(snap.Files[k].Path)
-				w.WriteByte('\n')
+			if err := layout.WritePaths(w, snap.Files, layout.PathOrder(snap.Files)); err != nil {
+				b.Fatal(err)
 			}
 		} else {
 			for k := range snap.Files {

@@ -127,19 +127,20 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	order := layout.PathOrder(snap.Files)
-	var details *replay.Details
+	if !*asJSON {
+		return layout.WritePaths(stdout, snap.Files, order)
+	}
+	details, err := snap.Details(ctx)
+	if err != nil {
+		return err
+	}
+	lay, err := layout.Of(snap, details.Partitions, false)
+	if err != nil {
+		return err
+	}
 	servedPaths := map[*replay.File]string{}
-	lay := &layout.Version{}
-	if *asJSON {
-		if details, err = snap.Details(ctx); err != nil {
-			return err
-		}
-		if lay, err = layout.Of(snap, details.Partitions, false); err != nil {
-			return err
-		}
-		for _, e := range lay.Entries {
-			servedPaths[e.File] = e.Name
-		}
+	for _, e := range lay.Entries {
+		servedPaths[e.File] = e.Name
 	}
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
@@ -152,11 +153,6 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}()
 	for _, i := range order {
 		f := &snap.Files[i]
-		if !*asJSON {
-			w.WriteString(f.Path)
-			w.WriteByte('\n')
-			continue
-		}
 		e := lsEntry{ServedPath: servedPaths[f], Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: details.Partitions[i].Map(), DeletedRows: f.DeletedRows()}
 		if n := details.NumRecords[i]; n >= 0 {
 			e.NumRecords = &n

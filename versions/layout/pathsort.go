@@ -193,3 +193,13 @@ func radixSort(ks []pathKey, scratch *[]pathKey) {
 		copy(ks, src)
 	}
 }
+
+// keysSorted reports whether ks is already ordered by key.
+func keysSorted(ks []pathKey) bool {
+	for j := 1; j < len(ks); j++ {
+		if ks[j].key < ks[j-1].key {
+			return false
+		}
+	}
+	return true
+}

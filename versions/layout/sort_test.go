@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/deltafs/deltafs/replay"
@@ -59,19 +60,35 @@ func TestPathOrderMatchesSort(t *testing.T) {
 			}
 			files[i].Path = string(p)
 		}
-		order := PathOrder(files)
-		if len(order) != n {
-			t.Fatalf("%d files, %d in order", n, len(order))
+		checkPathOrder(t, files)
+		// Already in order (no radix pass moves a key), and in order but
+		// for one pair.
+		slices.SortFunc(files, func(a, b replay.File) int { return strings.Compare(a.Path, b.Path) })
+		checkPathOrder(t, files)
+		if n > 2 {
+			files[n/3], files[2*n/3] = files[2*n/3], files[n/3]
+			checkPathOrder(t, files)
 		}
-		seen := make([]bool, n)
-		for k, i := range order {
-			if seen[i] {
-				t.Fatalf("file %d twice", i)
-			}
-			seen[i] = true
-			if k > 0 && files[order[k-1]].Path > files[i].Path {
-				t.Fatalf("%d files: %q before %q", n, files[order[k-1]].Path, files[i].Path)
-			}
+	}
+}
+
+// checkPathOrder checks that PathOrder(files) is a permutation of the
+// files in path order.
+func checkPathOrder(t *testing.T, files []replay.File) {
+	t.Helper()
+	n := len(files)
+	order := PathOrder(files)
+	if len(order) != n {
+		t.Fatalf("%d files, %d in order", n, len(order))
+	}
+	seen := make([]bool, n)
+	for k, i := range order {
+		if seen[i] {
+			t.Fatalf("file %d twice", i)
+		}
+		seen[i] = true
+		if k > 0 && files[order[k-1]].Path > files[i].Path {
+			t.Fatalf("%d files: %q before %q", n, files[order[k-1]].Path, files[i].Path)
 		}
 	}
 }
