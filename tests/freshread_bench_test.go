@@ -18,8 +18,10 @@ import (
 
 // TestFreshProcessReadBenchmark: the first read of a 1 GiB file from S3
 // (versitygw) by `deltafs mount` in a new process with its defaults,
-// paired with one curl GET of the object just before it; and the mount
-// process's peak resident memory (VmHWM) against its documented bound.
+// paired with one curl GET of the object and one read through a new
+// `rclone mount` of the bucket (its defaults) just before it; and the
+// mount process's peak resident memory (VmHWM) against its documented
+// bound.
 //
 //	make build
 //	DELTAFS_FRESH_BENCH=1 go test ./tests -run TestFreshProcessReadBenchmark -v -count=1
@@ -28,7 +30,7 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 		t.Skip("benchmark: set DELTAFS_FRESH_BENCH=1 to run")
 	}
 	requireFUSE(t)
-	bin := deltafsBin(t)
+	bin, rclone := deltafsBin(t), rcloneBin(t)
 	curl, err := exec.LookPath("curl")
 	if err != nil {
 		t.Skip("SKIPPING: no curl")
@@ -43,8 +45,8 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	want := rrPutTable(t, location, size)
 	object := fmt.Sprintf("http://%s/%s/fresh/%s/big.bin", srv.Addr, servers.Bucket, t.Name())
 	const runs = 5
-	var ratios []float64
-	var curls, mounts []time.Duration
+	var ratios, rcloneRatios []float64
+	var curls, rclones, mounts []time.Duration
 	var peaks []int64
 	for range runs {
 		start := time.Now()
@@ -54,6 +56,9 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 		if err != nil || strings.TrimSpace(string(out)) != strconv.FormatInt(size, 10) {
 			t.Fatalf("curl: %s, %v", out, err)
 		}
+		rc := rcloneMount(t, rclone, srv, "fresh/"+t.Name())
+		r := timeRead(t, filepath.Join(rc.mp, "big.bin"), size)
+		rc.stop()
 		mp := t.TempDir()
 		p := startMount(t, bin, location, mp)
 		if _, ok := p.waitReady(60 * time.Second); !ok {
@@ -66,8 +71,8 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 		}
 		p.cmd.Process.Signal(syscall.SIGTERM)
 		p.wait(15 * time.Second)
-		curls, mounts = append(curls, c), append(mounts, d)
-		ratios = append(ratios, c.Seconds()/d.Seconds())
+		curls, rclones, mounts = append(curls, c), append(rclones, r), append(mounts, d)
+		ratios, rcloneRatios = append(ratios, c.Seconds()/d.Seconds()), append(rcloneRatios, r.Seconds()/d.Seconds())
 	}
 	// The bytes, once, outside the timed runs.
 	mp := t.TempDir()
@@ -78,13 +83,14 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	rrReadFile(t, filepath.Join(mp, "latest", "big.bin"), want)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	p.wait(15 * time.Second)
-	for _, s := range [][]time.Duration{curls, mounts} {
+	for _, s := range [][]time.Duration{curls, rclones, mounts} {
 		slices.Sort(s)
 	}
 	slices.Sort(ratios)
+	slices.Sort(rcloneRatios)
 	slices.Sort(peaks)
-	t.Logf("1 GiB, new process: curl %.0f MiB/s, mount %.0f MiB/s, ratio (median of %d pairs) %.2fx; peak RSS median %d MiB (max %d)",
-		rrMiBps(size, curls[runs/2]), rrMiBps(size, mounts[runs/2]), runs, ratios[runs/2], peaks[runs/2]>>20, peaks[runs-1]>>20)
+	t.Logf("1 GiB, new process: curl %.0f MiB/s, rclone %.0f MiB/s, deltafs %.0f MiB/s; deltafs's speed (median of %d runs) %.2fx curl's, %.2fx rclone's; peak RSS median %d MiB (max %d)",
+		rrMiBps(size, curls[runs/2]), rrMiBps(size, rclones[runs/2]), rrMiBps(size, mounts[runs/2]), runs, ratios[runs/2], rcloneRatios[runs/2], peaks[runs/2]>>20, peaks[runs-1]>>20)
 }
 
 // timeRead reads path front to back in 1 MiB reads and returns how long
