@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
@@ -39,6 +40,9 @@ type fileNode struct {
 	vanishes bool                // tree.vanishes
 	ino      uint64
 	size     int64 // served size: f.Size, or the view's size; set before the node is used
+
+	sharedMu sync.Mutex
+	shared   *serve.Reader // GUARDED_BY(sharedMu): serves reads that come without an open (Options.NoOpen)
 }
 
 var (
@@ -49,6 +53,7 @@ var (
 	_ = (fusefs.NodeFlusher)((*fileNode)(nil))
 	_ = (fusefs.NodeGetxattrer)((*fileNode)(nil))
 	_ = (fusefs.NodeListxattrer)((*fileNode)(nil))
+	_ = (fusefs.NodeOnForgetter)((*fileNode)(nil))
 )
 
 func newFileNode(r *root, t *tree, e *layout.Entry) *fileNode {
@@ -85,7 +90,12 @@ func (n *fileNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.
 
 // Open checks the file can be served and returns a handle whose reader
 // tracks sequential reading for read-ahead, and holds the file's view.
+// With Options.NoOpen it answers ENOSYS: the kernel opens files on its
+// own from then on.
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	if n.root.opts.NoOpen {
+		return nil, 0, syscall.ENOSYS
+	}
 	if errno := openReadOnly(flags); errno != 0 {
 		return nil, 0, errno
 	}
@@ -125,26 +135,22 @@ func (n *fileNode) Flush(ctx context.Context, fh fusefs.FileHandle) syscall.Errn
 	return syscall.ENOSYS
 }
 
-// Read serves [off, off+len(dest)) through the open's reader (a read
-// without one, which the kernel does not make, gets a reader of its own).
+// Read serves [off, off+len(dest)) through the open's reader, or the
+// node's own for a read without an open (Options.NoOpen).
 func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off < 0 {
 		return nil, syscall.EINVAL
 	}
-	h, _ := fh.(*fileHandle)
-	if h == nil || h.reader == nil {
-		var v *parquetview.View
-		if n.needsView() {
-			var errno syscall.Errno
-			if v, errno = n.view(ctx); errno != 0 {
-				return nil, errno
-			}
+	var r *serve.Reader
+	if h, _ := fh.(*fileHandle); h != nil && h.reader != nil {
+		r = h.reader
+	} else {
+		var errno syscall.Errno
+		if r, errno = n.sharedReader(ctx); errno != 0 {
+			return nil, errno
 		}
-		r := n.root.files.Open(n.f.Path, n.f.Size, v)
-		defer r.Close()
-		h = &fileHandle{reader: r}
 	}
-	data, err := h.reader.Read(ctx, dest, off)
+	data, err := r.Read(ctx, dest, off)
 	if err != nil {
 		if !isCancel(err) {
 			n.root.logf("read v%d/%s: %v", n.version, n.name, err)
@@ -152,6 +158,37 @@ func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, 
 		return nil, n.readErrno(err)
 	}
 	return fuse.ReadResultData(data), 0
+}
+
+// sharedReader returns the reader of the reads that come without an open:
+// one per node, made at the first, so that a sequential reader still gets
+// read-ahead, and closed when the kernel forgets the node.
+func (n *fileNode) sharedReader(ctx context.Context) (*serve.Reader, syscall.Errno) {
+	n.sharedMu.Lock()
+	defer n.sharedMu.Unlock()
+	if n.shared == nil {
+		var v *parquetview.View
+		if n.needsView() {
+			var errno syscall.Errno
+			if v, errno = n.view(ctx); errno != 0 {
+				return nil, errno
+			}
+		}
+		n.shared = n.root.files.Open(n.f.Path, n.f.Size, v)
+	}
+	return n.shared, 0
+}
+
+// OnForget lets go of the node's own reader. go-fuse may call it for a
+// node still in use: a read then in flight finishes on the closed reader,
+// which still reads, holding nothing, and the next read makes a new one.
+func (n *fileNode) OnForget() {
+	n.sharedMu.Lock()
+	defer n.sharedMu.Unlock()
+	if n.shared != nil {
+		n.shared.Close()
+		n.shared = nil
+	}
 }
 
 // needsView says whether the file is served as a view rather than as

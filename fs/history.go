@@ -54,8 +54,12 @@ func (n *historyNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fu
 	return 0
 }
 
-// Open takes the current text for this handle.
+// Open takes the current text for this handle; with Options.NoOpen it
+// answers ENOSYS, as data files do.
 func (n *historyNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	if n.root.opts.NoOpen {
+		return nil, 0, syscall.ENOSYS
+	}
 	if errno := openReadOnly(flags); errno != 0 {
 		return nil, 0, errno
 	}
@@ -66,19 +70,26 @@ func (n *historyNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle
 	return &historyHandle{text: text, mtime: mtime}, fuse.FOPEN_DIRECT_IO, 0
 }
 
-// Read serves the handle's text.
+// Read serves the handle's text, or the current one to a read without an
+// open (Options.NoOpen: a read that spans a refresh may then mix two
+// versions of the text, which refresh tells the kernel to drop).
 func (n *historyNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	h, ok := fh.(*historyHandle)
-	if !ok {
-		return nil, syscall.EBADF
-	}
 	if off < 0 {
 		return nil, syscall.EINVAL
 	}
-	if off >= int64(len(h.text)) {
+	var text []byte
+	if h, ok := fh.(*historyHandle); ok {
+		text = h.text
+	} else {
+		var errno syscall.Errno
+		if text, _, errno = n.root.historyText(ctx); errno != 0 {
+			return nil, errno
+		}
+	}
+	if off >= int64(len(text)) {
 		return fuse.ReadResultData(nil), 0
 	}
-	return fuse.ReadResultData(h.text[off:min(off+int64(len(dest)), int64(len(h.text)))]), 0
+	return fuse.ReadResultData(text[off:min(off+int64(len(dest)), int64(len(text)))]), 0
 }
 
 // historyText returns history.jsonl as of Table.Latest() and the newest

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -69,9 +70,17 @@ func TestRefresherStopsOnCancel(t *testing.T) {
 	r.Close()
 }
 
+// history.jsonl, read through opens or without (Options.NoOpen: through
+// the page cache, which refresh invalidates).
 func TestHistoryJSONL(t *testing.T) {
+	for _, noOpen := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoOpen=%v", noOpen), func(t *testing.T) { testHistoryJSONL(t, noOpen) })
+	}
+}
+
+func testHistoryJSONL(t *testing.T, noOpen bool) {
 	tbl := standardTable(t)
-	m := mountFake(t, tbl, Options{RefreshInterval: 50 * time.Millisecond})
+	m := mountFake(t, tbl, Options{RefreshInterval: 50 * time.Millisecond, NoOpen: noOpen})
 	// read returns the entries; strict, it also wants the size fstat
 	// reports to match what was read. While latest moves, the kernel may
 	// answer fstat from attributes it cached up to LatestAttrTimeout ago

@@ -74,6 +74,15 @@ type Options struct {
 	// kernel stops asking at the first: `ls -lR` of 100,000 files 0.6 s
 	// instead of 5 s (BENCHMARKS.md).
 	NoXAttrs bool
+	// NoOpen lets the kernel open files without asking deltafs (FUSE
+	// no_open): an open costs no round trip, and the pages the kernel
+	// cached of a file are kept from one open to the next, which suits
+	// many opens of small files and repeated queries over a table. In
+	// exchange reads go through the page cache: no passthrough of local
+	// files, no direct I/O, so a first sequential read of a large file is
+	// slower (BENCHMARKS.md has both sides). It holds for the whole mount:
+	// the kernel stops sending OPEN at the first ENOSYS.
+	NoOpen bool
 
 	// AllowOther lets users other than the mounting one use the mount.
 	AllowOther bool
@@ -84,7 +93,6 @@ type Options struct {
 	Logger *log.Logger
 }
 
-// withDefaults fills in the zero fields.
 // serveOptions are the options of the mount's data file reader.
 func (o Options) serveOptions() serve.Options {
 	return serve.Options{
@@ -98,6 +106,7 @@ func (o Options) serveOptions() serve.Options {
 // counted.
 func (o Options) MemoryBound() int64 { return serve.MemoryBound(o.withDefaults().serveOptions()) }
 
+// withDefaults fills in the zero fields.
 func (o Options) withDefaults() Options {
 	setDur := func(d *time.Duration, def time.Duration) {
 		if *d == 0 {

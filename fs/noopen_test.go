@@ -1,0 +1,70 @@
+package fs
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"regexp"
+	"syscall"
+	"testing"
+)
+
+// fuseRequests counts the requests of one kind (OPEN, READ) for the
+// mount's nodes in its debug log; go-fuse's own open of node 2^64-1 at
+// mount time (its poll work-around, 20 digits) is not counted.
+func fuseRequests(m *testMount, op string) int {
+	return len(regexp.MustCompile(`rx \d+: `+op+` n\d{1,19} `).FindAllString(m.logs.String(), -1))
+}
+
+// With NoOpen the kernel asks deltafs to open a file once (the ENOSYS that
+// tells it not to ask again), serves a second open and read of a file
+// from the pages it kept, and every file reads as it does through opens:
+// plain, split into blocks, served as a view (deletion vector), history.
+func TestNoOpen(t *testing.T) {
+	tbl := standardTable(t)
+	plain := mountFake(t, tbl, Options{Debug: true})
+	m := mountFake(t, tbl, Options{NoOpen: true, Debug: true})
+	files := []string{"v/1/small.parquet", "v/1/big.bin", "v/1/dv.parquet", "v/1/empty.parquet", "history.jsonl"}
+	for _, p := range files {
+		want, err := os.ReadFile(plain.path(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(m.path(p))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: %d bytes without open, %d with", p, len(got), len(want))
+		}
+	}
+	if n := fuseRequests(m, "OPEN"); n != 1 {
+		t.Errorf("%d OPEN requests for %d files, want 1 (answered ENOSYS)", n, len(files))
+	}
+	reads := fuseRequests(m, "READ")
+	for range 3 {
+		if _, err := os.ReadFile(m.path("v/1/big.bin")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := fuseRequests(m, "READ") - reads; n != 0 {
+		t.Errorf("reading big.bin again made %d READ requests, want 0 (pages kept)", n)
+	}
+	// The same through opens: an OPEN per open, for contrast.
+	opens := fuseRequests(plain, "OPEN")
+	for range 3 {
+		if _, err := os.ReadFile(plain.path("v/1/big.bin")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := fuseRequests(plain, "OPEN") - opens; n != 3 {
+		t.Errorf("3 opens made %d OPEN requests, want 3", n)
+	}
+	// Still read-only, and a file missing from storage still fails.
+	if _, err := os.OpenFile(m.path("v/1/small.parquet"), os.O_WRONLY, 0); !errors.Is(err, syscall.EROFS) {
+		t.Errorf("open for writing: %v, want EROFS", err)
+	}
+	if _, err := os.ReadFile(m.path("v/1/missing.parquet")); err == nil {
+		t.Error("a file missing from storage read without error")
+	}
+}
