@@ -96,6 +96,7 @@ func (n *latestNode) refresh(ctx context.Context, timeout time.Duration) error {
 		_ = n.root.versions.NotifyContent(0, 0) // also when versions went away
 		_ = n.root.history.NotifyContent(0, 0)
 		_ = n.root.at.NotifyContent(0, 0)
+		_ = n.root.changes.NotifyContent(0, 0) // listings the kernel keeps (NoOpen)
 	}
 	return err
 }

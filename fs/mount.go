@@ -3,12 +3,13 @@ package fs
 import (
 	"context"
 	"fmt"
-	"github.com/deltafs/deltafs/versions/serve"
 	"log"
 	"time"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/deltafs/deltafs/versions/serve"
 )
 
 // Options tune a mount. The zero value of every field means its default.
@@ -133,7 +134,7 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 	r := newRoot(ctx, t, opts)
 	o := r.opts
 	neg := o.LatestEntryTimeout
-	srv, err := fusefs.Mount(dir, r, &fusefs.Options{
+	srv, err := mountTree(dir, r, o.NoOpen, &fusefs.Options{
 		MountOptions: fuse.MountOptions{
 			FsName:      "deltafs",
 			Name:        "deltafs",
@@ -142,8 +143,8 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 			DirectMount: true, // mount(2) when we may, fusermount otherwise
 			// Reads of up to 1 MiB per request (the kernel's limit), not
 			// 128 KiB: an eighth of the requests for a sequential reader.
-			MaxWrite:     1 << 20,
-			MaxReadAhead: 1 << 20,
+			MaxWrite:     maxRead,
+			MaxReadAhead: maxRead,
 			// Replies are bytes in memory, never file descriptors: skip
 			// go-fuse's splice attempt for each (pipe set-up, and a log
 			// line for every reply larger than a pipe).
@@ -184,6 +185,27 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 	}()
 	return srv, nil
 }
+
+// mountTree mounts the node tree at dir, as fusefs.Mount does, with directory
+// opens left to the kernel when noOpen (noOpendirFS).
+func mountTree(dir string, r *root, noOpen bool, opts *fusefs.Options) (*fuse.Server, error) {
+	var raw fuse.RawFileSystem = fusefs.NewNodeFS(r, opts)
+	if noOpen {
+		raw = noOpendirFS{raw}
+	}
+	srv, err := fuse.NewServer(raw, dir, &opts.MountOptions)
+	if err != nil {
+		return nil, err
+	}
+	go srv.Serve()
+	if err := srv.WaitMount(); err != nil {
+		return nil, err // the serve loop ends with the failed mount
+	}
+	return srv, nil
+}
+
+// maxRead is the largest READ request the kernel is asked to send.
+const maxRead = 1 << 20
 
 // extraCapabilities asks the kernel for what the options need beyond
 // go-fuse's defaults; it grants only what it offers.

@@ -3,10 +3,13 @@ package fs
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fuseRequests counts the requests of one kind (OPEN, READ) for the
@@ -67,4 +70,42 @@ func TestNoOpen(t *testing.T) {
 	if _, err := os.ReadFile(m.path("v/1/missing.parquet")); err == nil {
 		t.Error("a file missing from storage read without error")
 	}
+}
+
+// With NoOpen the kernel also opens directories on its own: one OPENDIR
+// (the ENOSYS), listings like those through opens, long ones read in
+// several READDIRs (a handle opened for each, at its offset), a second
+// listing from the kernel's cache, and new versions listed once refresh
+// has invalidated it.
+func TestNoOpenDirectories(t *testing.T) {
+	tbl := standardTable(t)
+	var many []fakeFile
+	for i := range 600 {
+		many = append(many, fakeFile{path: fmt.Sprintf("p=%d/file-with-a-long-name-%04d.parquet", i%3, i), size: 10, modTime: mtime1, records: 1})
+	}
+	tbl.addVersion(t, "WRITE", many, true)
+	plain := mountFake(t, tbl, Options{RefreshInterval: -1}) // the fake tells one refresher of a new version
+	m := mountFake(t, tbl, Options{NoOpen: true, Debug: true, RefreshInterval: 50 * time.Millisecond})
+	dirs := []string{".", "v", "v/1", "v/1/date=2024-01-02", "v/2/p=0", "at", "changes"}
+	for _, d := range dirs {
+		if got, want := names(t, m.path(d)), names(t, plain.path(d)); got != want {
+			t.Fatalf("%s: %q without opens, %q with", d, got, want)
+		}
+	}
+	if n := fuseRequests(m, "OPENDIR"); n != 1 {
+		t.Errorf("%d OPENDIR requests for %d directories, want 1 (answered ENOSYS)", n, len(dirs))
+	}
+	readdirs := fuseRequests(m, "READDIRPLUS") + fuseRequests(m, "READDIR")
+	if readdirs <= len(dirs) {
+		t.Errorf("%d READDIR requests for %d directories, one of 200 entries: want more than one for it", readdirs, len(dirs))
+	}
+	names(t, m.path("v/2/p=0"))
+	if n := fuseRequests(m, "READDIRPLUS") + fuseRequests(m, "READDIR") - readdirs; n != 0 {
+		t.Errorf("listing v/2/p=0 again made %d READDIR requests, want 0 (kept)", n)
+	}
+	tbl.addVersion(t, "WRITE", []fakeFile{{path: "new.parquet", size: 10, modTime: mtime1, records: 1}}, false) // for the refresher to find
+	for _, d := range []string{"v", "changes"} {
+		waitUntil(t, 5*time.Second, d+"/ listing version 3", func() bool { return strings.Contains(" "+names(t, m.path(d))+" ", " 3 ") })
+	}
+	waitUntil(t, 5*time.Second, "at/ listing 4 instants", func() bool { return len(strings.Fields(names(t, m.path("at")))) == 4 })
 }
