@@ -169,6 +169,7 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 		r.Close()
 		return nil, fmt.Errorf("mount %s: %w", dir, err)
 	}
+	_ = raiseReadAhead(dir, maxRead) // best effort: else 128 KiB READs
 	if o.DirectIO {
 		if srv.KernelSettings().Flags64()&fuse.CAP_DIRECT_IO_ALLOW_MMAP != 0 {
 			r.directIO.Store(true)

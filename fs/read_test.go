@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -246,4 +247,29 @@ func settledReads(tbl *fakeTable) int64 {
 		n = m
 	}
 	return n
+}
+
+// A sequential reader through the page cache gets READ requests of 1 MiB,
+// not the 128 KiB the kernel allows a FUSE mount unless told otherwise
+// (raiseReadAhead; root only).
+func TestPageCacheReadsAreLarge(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("SKIPPING: read_ahead_kb of a mount can be raised by root only")
+	}
+	tbl := standardTable(t)
+	tbl.addVersion(t, "WRITE", []fakeFile{{path: "huge.bin", size: 16 << 20, modTime: mtime1, records: -1}}, true)
+	m := mountFake(t, tbl, Options{Debug: true, BlockSize: 1 << 20})
+	if _, err := os.ReadFile(m.path("v/2/huge.bin")); err != nil {
+		t.Fatal(err)
+	}
+	sizes := regexp.MustCompile(`READ n\d+ \{Fh \d+ \[\d+ \+(\d+)\)`).FindAllStringSubmatch(m.logs.String(), -1)
+	large := 0
+	for _, s := range sizes {
+		if s[1] == fmt.Sprint(maxRead) {
+			large++
+		}
+	}
+	if large < len(sizes)/2 {
+		t.Errorf("%d of %d READ requests of 1 MiB, want most", large, len(sizes))
+	}
 }
