@@ -14,8 +14,9 @@ import (
 )
 
 // TestDuckDBCountBenchmark: DuckDB's count(*) over the 96 data files of a
-// local table (12 partitions), through a mount with the CLI's defaults
-// against the same files on disk, paired (bench/duckdb_count.py).
+// local table (12 partitions), through a mount with the CLI's defaults and
+// one with --no-open, against the same files on disk, paired
+// (bench/duckdb_count.py).
 //
 //	DELTAFS_DUCKDB_BENCH=1 go test ./tests -run TestDuckDBCountBenchmark -v -count=1
 func TestDuckDBCountBenchmark(t *testing.T) {
@@ -38,20 +39,22 @@ func TestDuckDBCountBenchmark(t *testing.T) {
 		}
 		mustCommit(t, gen, adds...)
 	}
-	m := mountForTest(t, dir, fs.Options{NoXAttrs: true, RefreshInterval: -1})
-	out, err := exec.Command(python, filepath.Join("..", "bench", "duckdb_count.py"), dir, filepath.Join(m.dir, "latest")).Output()
-	if err != nil {
-		t.Fatalf("duckdb_count.py: %v\n%s", err, out)
+	for _, noOpen := range []bool{false, true} {
+		m := mountForTest(t, dir, fs.Options{NoXAttrs: true, RefreshInterval: -1, NoOpen: noOpen})
+		out, err := exec.Command(python, filepath.Join("..", "bench", "duckdb_count.py"), dir, filepath.Join(m.dir, "latest")).Output()
+		if err != nil {
+			t.Fatalf("duckdb_count.py: %v\n%s", err, out)
+		}
+		var res struct {
+			Rows  []int64 `json:"rows"`
+			Ratio float64 `json:"ratio_median"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		if len(res.Rows) != 1 || res.Rows[0] != 96*20000 {
+			t.Errorf("row counts %v, want one: %d", res.Rows, 96*20000)
+		}
+		t.Logf("96 files, NoOpen=%v: %s", noOpen, out)
 	}
-	var res struct {
-		Rows  []int64 `json:"rows"`
-		Ratio float64 `json:"ratio_median"`
-	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("%s: %v", out, err)
-	}
-	if len(res.Rows) != 1 || res.Rows[0] != 96*20000 {
-		t.Errorf("row counts %v, want one: %d", res.Rows, 96*20000)
-	}
-	t.Logf("96 files: %s", out)
 }
