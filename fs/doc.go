@@ -27,7 +27,8 @@
 //
 // File bytes come from versions/serve (blocks through a cache, read-ahead
 // per open file, views of files with deletion vectors or renamed columns):
-// fs opens a serve.Reader per open file and maps its errors to errno. A
+// fs opens a serve.Reader per open file (per node, for reads without an
+// open) and maps its errors to errno. A
 // plain data file of a local table is handed to the kernel instead (FUSE
 // passthrough), opened under the store's rules.
 //
@@ -36,7 +37,10 @@
 // file.go (data files), at.go, changes.go, history.go. Round trips are
 // what a mount costs: links are cached by the kernel (refresh invalidates
 // latest), version listings are kept (FOPEN_CACHE_DIR), FLUSH is refused
-// once, and extended attributes can be turned off (Options.NoXAttrs). Shared state hangs off the root node; there are no package
-// globals. Everything is read-only: operations that would change the tree
+// once, and extended attributes can be turned off (Options.NoXAttrs).
+// Options.NoOpen leaves opens to the kernel (no_open, no_opendir;
+// noopendir.go lists a directory without a handle), and a mount's
+// read-ahead is raised to 1 MiB READs (readahead.go). Shared state hangs
+// off the root node; there are no package globals. Everything is read-only: operations that would change the tree
 // return EROFS (readonly.go), and the mount itself is read-only.
 package fs
