@@ -25,6 +25,8 @@ import (
 //
 //	make build
 //	DELTAFS_FRESH_BENCH=1 go test ./tests -run TestFreshProcessReadBenchmark -v -count=1
+//
+// DELTAFS_FRESH_FLAGS adds flags to the mount (e.g. --no-open).
 func TestFreshProcessReadBenchmark(t *testing.T) {
 	if os.Getenv("DELTAFS_FRESH_BENCH") == "" {
 		t.Skip("benchmark: set DELTAFS_FRESH_BENCH=1 to run")
@@ -60,7 +62,7 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 		r := timeRead(t, filepath.Join(rc.mp, "big.bin"), size)
 		rc.stop()
 		mp := t.TempDir()
-		p := startMount(t, bin, location, mp)
+		p := startMount(t, bin, location, mp, strings.Fields(os.Getenv("DELTAFS_FRESH_FLAGS"))...)
 		if _, ok := p.waitReady(60 * time.Second); !ok {
 			t.Fatalf("deltafs mount: no ready line; stderr:\n%s", p.stderr.String())
 		}
