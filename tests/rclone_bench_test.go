@@ -12,11 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/tests/deltagen"
 	"github.com/deltafs/deltafs/tests/servers"
-	"github.com/deltafs/deltafs/versions"
 )
 
 // TestRcloneListBenchmark: shell tools over a 100,000-file version, with
@@ -115,21 +113,7 @@ func TestRcloneListBenchmark(t *testing.T) {
 // its latest version as a sparse file of the logged size.
 func writeSparseDataFiles(t *testing.T, table string) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := blobstore.Open(ctx, table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	tbl, err := versions.Open(ctx, st, versions.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := tbl.Snapshot(ctx, tbl.Latest())
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeSparseFiles(t, table, snap.Files)
+	writeSparseFiles(t, table, latestSnapshot(t, context.Background(), table).Files)
 }
 
 // writeSparseFiles creates each file under root as a sparse file of its
