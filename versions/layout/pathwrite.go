@@ -17,10 +17,17 @@ import (
 func WritePaths(w io.Writer, files []replay.File, order []int) error {
 	const linesPerChunk = 1 << 13
 	chunks := (len(order) + linesPerChunk - 1) / linesPerChunk
+	chunk := func(c int) []int { return order[c*linesPerChunk : min((c+1)*linesPerChunk, len(order))] }
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers < 2 {
-		_, err := w.Write(appendPaths(nil, files, order))
-		return err
+		var buf []byte
+		for c := range chunks {
+			buf = appendPaths(buf[:0], files, chunk(c))
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	ready := make([]chan []byte, chunks)
 	for i := range ready {
@@ -49,8 +56,7 @@ func WritePaths(w io.Writer, files []replay.File, order []int) error {
 				if c >= chunks {
 					return
 				}
-				lines := order[c*linesPerChunk : min((c+1)*linesPerChunk, len(order))]
-				ready[c] <- appendPaths(buf[:0], files, lines)
+				ready[c] <- appendPaths(buf[:0], files, chunk(c))
 			}
 		})
 	}
