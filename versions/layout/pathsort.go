@@ -15,13 +15,22 @@ import (
 // files are sorted by the 8 bytes after their common prefix, as integers
 // (a radix sort), and each run of equal keys again by the next 8 bytes
 // after its own common prefix, until runs are single files or equal paths.
+// The first two keys are read in one pass over the paths in the order they
+// are stored; only runs still tied after 16 bytes read paths again.
 func PathOrder(files []replay.File) []int {
 	ks := make([]pathKey, len(files))
 	for i := range files {
 		ks[i].i = int32(i)
 	}
-	var scratch []pathKey
-	sortRun(files, ks, 0, &scratch)
+	if len(ks) > 1 {
+		depth := commonPrefix(files, ks, 0)
+		for i := range ks {
+			p := files[i].Path
+			ks[i].key, ks[i].next = key8(p, depth), key8(p, depth+8)
+		}
+		var scratch []pathKey
+		sortRun(files, ks, depth, true, true, &scratch)
+	}
 	order := make([]int, len(ks))
 	for i, k := range ks {
 		order[i] = int(k.i)
@@ -29,10 +38,12 @@ func PathOrder(files []replay.File) []int {
 	return order
 }
 
-// pathKey is a file's index and the 8 bytes of its path being sorted on.
+// pathKey is a file's index, the 8 bytes of its path being sorted on, and
+// the 8 bytes after them where read together (see sortRun).
 type pathKey struct {
-	key uint64
-	i   int32
+	key  uint64
+	next uint64
+	i    int32
 }
 
 // parallelRunMin is the run length from which the runs of equal keys are
@@ -40,33 +51,35 @@ type pathKey struct {
 const parallelRunMin = 1 << 14
 
 // sortRun sorts ks by path, knowing their paths share at least depth
-// bytes. Only the first call looks for a longer common prefix: it reads
-// the paths in the order they are stored; a run reads them in sorted
-// order, scattered in memory, so a run reads each path once per 8 bytes.
-func sortRun(files []replay.File, ks []pathKey, depth int, scratch *[]pathKey) {
+// bytes. If keyed, their keys already hold the 8 bytes from depth, and if
+// hasNext too, their next fields the 8 bytes after: the first level's runs
+// then take their keys from there, without reading a path. Otherwise keys
+// come from the paths, read in sorted order, scattered in memory, once per
+// 8 bytes. A key whose last byte is 0 is a path that ends within it (paths
+// hold no NUL): equal keys of that kind are equal paths.
+func sortRun(files []replay.File, ks []pathKey, depth int, keyed, hasNext bool, scratch *[]pathKey) {
 	if len(ks) < 2 {
 		return
 	}
-	if depth == 0 {
-		depth = commonPrefix(files, ks, 0)
-	}
 	for {
-		done := true // every path ends before depth: all equal
-		for j := range ks {
-			p := files[ks[j].i].Path
-			ks[j].key = key8(p, depth)
-			if len(p) > depth {
-				done = false
+		if !keyed {
+			for j := range ks {
+				ks[j].key = key8(files[ks[j].i].Path, depth)
 			}
-		}
-		if done {
-			return
 		}
 		radixSort(ks, scratch)
 		if ks[0].key != ks[len(ks)-1].key {
 			break
 		}
+		if ks[0].key&0xff == 0 {
+			return // one key for all, and the paths end in it: all equal
+		}
 		depth += 8 // one key for all: the next 8 bytes
+		keyed = hasNext
+		if hasNext {
+			nextKeys(ks)
+			hasNext = false
+		}
 	}
 	// Runs of equal keys whose paths go on past the key need the next 8
 	// bytes; a long slice has its runs sorted on every core.
@@ -77,15 +90,18 @@ func sortRun(files []replay.File, ks []pathKey, depth int, scratch *[]pathKey) {
 		for hi < len(ks) && ks[hi].key == ks[lo].key {
 			hi++
 		}
-		if hi-lo > 1 {
+		if hi-lo > 1 && ks[lo].key&0xff != 0 {
 			runs = append(runs, run{lo, hi})
 		}
 		lo = hi
 	}
+	if hasNext {
+		nextKeys(ks)
+	}
 	workers := runtime.GOMAXPROCS(0)
 	if len(ks) < parallelRunMin || workers < 2 || len(runs) < 2 {
 		for _, r := range runs {
-			sortRun(files, ks[r.lo:r.hi], depth+8, scratch)
+			sortRun(files, ks[r.lo:r.hi], depth+8, hasNext, false, scratch)
 		}
 		return
 	}
@@ -95,7 +111,7 @@ func sortRun(files []replay.File, ks []pathKey, depth int, scratch *[]pathKey) {
 		wg.Go(func() {
 			var own []pathKey
 			for r := range next {
-				sortRun(files, ks[r.lo:r.hi], depth+8, &own)
+				sortRun(files, ks[r.lo:r.hi], depth+8, hasNext, false, &own)
 			}
 		})
 	}
@@ -104,6 +120,13 @@ func sortRun(files []replay.File, ks []pathKey, depth int, scratch *[]pathKey) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// nextKeys moves each key's next 8 bytes into its key.
+func nextKeys(ks []pathKey) {
+	for j := range ks {
+		ks[j].key = ks[j].next
+	}
 }
 
 // commonPrefix is the length of the prefix the paths of ks share, knowing

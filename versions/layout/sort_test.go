@@ -72,6 +72,18 @@ func TestPathOrderMatchesSort(t *testing.T) {
 	}
 }
 
+// One writer's paths: a long shared prefix, partitions, then names that
+// tie past the first 16 bytes (the keys read in the first pass) in runs
+// long enough to be sorted on every core.
+func TestPathOrderSharedPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	files := make([]replay.File, 4*parallelRunMin)
+	for i := range files {
+		files[i].Path = fmt.Sprintf("region=eu/date=2024-01-%02d/part-%05d-0000000000-%04d.parquet", rng.IntN(4), rng.IntN(50), rng.IntN(10000))
+	}
+	checkPathOrder(t, files)
+}
+
 // checkPathOrder checks that PathOrder(files) is a permutation of the
 // files in path order.
 func checkPathOrder(t *testing.T, files []replay.File) {
