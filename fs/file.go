@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -43,7 +44,14 @@ type fileNode struct {
 
 	sharedMu sync.Mutex
 	shared   *serve.Reader // GUARDED_BY(sharedMu): serves reads that come without an open (Options.NoOpen)
+	idle     *time.Timer   // GUARDED_BY(sharedMu): closes shared once no read came for sharedIdle
 }
+
+// sharedIdle is how long a node's own reader outlives its last read. No
+// close comes for a read without an open, and the blocks a reader holds
+// count against a budget all open files share: an idle reader gives its
+// blocks back, and a later read starts a new one.
+const sharedIdle = time.Second
 
 var (
 	_ = (fusefs.InodeEmbedder)((*fileNode)(nil))
@@ -162,10 +170,16 @@ func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, 
 
 // sharedReader returns the reader of the reads that come without an open:
 // one per node, made at the first, so that a sequential reader still gets
-// read-ahead, and closed when the kernel forgets the node.
+// read-ahead, and closed sharedIdle after the last read, or when the
+// kernel forgets the node.
 func (n *fileNode) sharedReader(ctx context.Context) (*serve.Reader, syscall.Errno) {
 	n.sharedMu.Lock()
 	defer n.sharedMu.Unlock()
+	if n.idle == nil {
+		n.idle = time.AfterFunc(sharedIdle, n.dropShared)
+	} else {
+		n.idle.Reset(sharedIdle)
+	}
 	if n.shared == nil {
 		var v *parquetview.View
 		if n.needsView() {
@@ -182,7 +196,10 @@ func (n *fileNode) sharedReader(ctx context.Context) (*serve.Reader, syscall.Err
 // OnForget lets go of the node's own reader. go-fuse may call it for a
 // node still in use: a read then in flight finishes on the closed reader,
 // which still reads, holding nothing, and the next read makes a new one.
-func (n *fileNode) OnForget() {
+func (n *fileNode) OnForget() { n.dropShared() }
+
+// dropShared closes the node's own reader, if it has one.
+func (n *fileNode) dropShared() {
 	n.sharedMu.Lock()
 	defer n.sharedMu.Unlock()
 	if n.shared != nil {

@@ -133,6 +133,12 @@ func (o Options) withDefaults() Options {
 // when ctx is cancelled or the server stops, whichever comes first.
 // Cancelling ctx does not unmount.
 func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server, error) {
+	srv, _, err := mount(ctx, dir, t, opts)
+	return srv, err
+}
+
+// mount is Mount, also returning the root node (tests look inside).
+func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server, *root, error) {
 	r := newRoot(ctx, t, opts)
 	o := r.opts
 	neg := o.LatestEntryTimeout
@@ -169,7 +175,7 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 	})
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("mount %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("mount %s: %w", dir, err)
 	}
 	_ = raiseReadAhead(dir, maxRead) // best effort: else 128 KiB READs
 	if o.DirectIO {
@@ -186,7 +192,7 @@ func Mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 		srv.Wait()
 		r.Close()
 	}()
-	return srv, nil
+	return srv, r, nil
 }
 
 // mountTree mounts the node tree at dir, as fusefs.Mount does, with directory

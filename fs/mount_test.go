@@ -42,6 +42,7 @@ type testMount struct {
 	dir   string
 	table *fakeTable
 	logs  *syncBuffer
+	root  *root
 }
 
 func (m *testMount) path(rel string) string { return filepath.Join(m.dir, filepath.FromSlash(rel)) }
@@ -72,7 +73,7 @@ func mountFake(t *testing.T, tbl *fakeTable, opts Options) *testMount {
 	opts.PhysicalLayout = !tbl.logical
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := Mount(ctx, dir, tbl, opts)
+	srv, r, err := mount(ctx, dir, tbl, opts)
 	if err != nil {
 		cancel()
 		t.Fatalf("Mount: %v", err)
@@ -83,7 +84,7 @@ func mountFake(t *testing.T, tbl *fakeTable, opts Options) *testMount {
 		}
 		cancel()
 	})
-	return &testMount{dir: dir, table: tbl, logs: logs}
+	return &testMount{dir: dir, table: tbl, logs: logs, root: r}
 }
 
 var (

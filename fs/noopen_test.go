@@ -108,3 +108,26 @@ func TestNoOpenDirectories(t *testing.T) {
 	}
 	waitUntil(t, 5*time.Second, "at/ listing 4 instants", func() bool { return len(strings.Fields(names(t, m.path("at")))) == 4 })
 }
+
+// A file read without an open holds blocks while it is read and gives them
+// back once no read came for sharedIdle: no close will say so, and held
+// blocks are a budget every reader shares.
+func TestNoOpenReaderGivesBlocksBack(t *testing.T) {
+	tbl := standardTable(t)
+	m := mountFake(t, tbl, Options{NoOpen: true, ReadAhead: 4})
+	f, err := os.Open(m.path("v/1/big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, testBlock)
+	for off := int64(0); off < 3*testBlock; off += testBlock {
+		if _, err := f.ReadAt(buf, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m.root.files.HeldBlocks() == 0 {
+		t.Fatal("a sequential reader holds no blocks")
+	}
+	waitUntil(t, 5*time.Second, "held blocks given back", func() bool { return m.root.files.HeldBlocks() == 0 })
+}

@@ -100,5 +100,5 @@ func (b *blockBudget) take() bool {
 // give returns a block taken with take.
 func (b *blockBudget) give() { <-b.tokens }
 
-// inUse is the number of blocks held now (tests).
+// inUse is the number of blocks held now.
 func (b *blockBudget) inUse() int { return len(b.tokens) }

@@ -84,6 +84,9 @@ func MemoryBound(opts Options) int64 {
 // BlockSize is the unit of reads.
 func (f *Files) BlockSize() int64 { return f.opts.BlockSize }
 
+// HeldBlocks is the number of blocks open readers hold, loaded or loading.
+func (f *Files) HeldBlocks() int { return f.held.inUse() }
+
 // Close ends background loads and frees the caches. Readers and views
 // handed out stay usable for what they hold.
 func (f *Files) Close() {
