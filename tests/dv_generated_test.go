@@ -210,10 +210,21 @@ func binMount(t *testing.T, bin, table string, args ...string) (string, func() s
 	return mp, stderr.String
 }
 
+// The generated table's files, with and without deletion vectors, read
+// through `deltafs mount` with its defaults and with --no-open (reads
+// without opens, through the page cache): the same rows, the same errors.
 func TestDVGeneratedTableThroughMount(t *testing.T) {
 	dir, want, broken := dvGenTable(t)
 	bin := buildDeltafs(t)
-	mp, stderr := binMount(t, bin, dir, "--xattrs") // deletedRows below
+	for _, flags := range [][]string{nil, {"--no-open"}} {
+		t.Run(strings.Join(append([]string{"defaults"}, flags...), ","), func(t *testing.T) {
+			testDVGeneratedThroughMount(t, bin, dir, want, broken, flags...)
+		})
+	}
+}
+
+func testDVGeneratedThroughMount(t *testing.T, bin, dir string, want map[int64]map[string]dvGenFile, broken []string, flags ...string) {
+	mp, stderr := binMount(t, bin, dir, append([]string{"--xattrs"}, flags...)...) // deletedRows below
 	counts := map[int64]int64{}
 	for v := int64(0); v <= 3; v++ {
 		vdir := filepath.Join(mp, "v", fmt.Sprint(v))
