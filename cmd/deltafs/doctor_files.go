@@ -61,28 +61,37 @@ func checkFiles(ctx context.Context, st *blobstore.Store, snap *replay.Snapshot)
 		}
 	}
 	vectors := serve.VectorStorage(serve.StoreStorage{Store: st})
-	var mu sync.Mutex
+	// Each check writes its own slot; problems are counted and noted in
+	// path order afterwards, so that the examples do not depend on which
+	// check finished first.
+	type result struct {
+		problem string
+		kind    func(*doctorFiles) *int
+	}
+	results := make([]result, len(sample))
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup
-	for _, f := range sample {
+	checked := 0
+	for i, f := range sample {
 		if ctx.Err() != nil {
 			break
 		}
+		checked++
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			problem, kind := checkFile(ctx, st, vectors, f)
-			mu.Lock()
-			defer mu.Unlock()
-			r.Checked++
-			if problem != "" {
-				*kind(&r)++
-				r.note(problem)
-			}
+			results[i].problem, results[i].kind = checkFile(ctx, st, vectors, f)
 		}()
 	}
 	wg.Wait()
+	r.Checked = checked
+	for _, res := range results[:checked] {
+		if res.problem != "" {
+			*res.kind(&r)++
+			r.note(res.problem)
+		}
+	}
 	return r
 }
 
