@@ -142,7 +142,7 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 	r := newRoot(ctx, t, opts)
 	o := r.opts
 	neg := o.LatestEntryTimeout
-	srv, err := mountTree(dir, r, o.NoOpen, &fusefs.Options{
+	srv, err := mountTree(dir, r, &fusefs.Options{
 		MountOptions: fuse.MountOptions{
 			FsName:      "deltafs",
 			Name:        "deltafs",
@@ -196,10 +196,10 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 }
 
 // mountTree mounts the node tree at dir, as fusefs.Mount does, with directory
-// opens left to the kernel when noOpen (noOpendirFS).
-func mountTree(dir string, r *root, noOpen bool, opts *fusefs.Options) (*fuse.Server, error) {
+// opens left to the kernel under Options.NoOpen (noOpendirFS).
+func mountTree(dir string, r *root, opts *fusefs.Options) (*fuse.Server, error) {
 	var raw fuse.RawFileSystem = fusefs.NewNodeFS(r, opts)
-	if noOpen {
+	if r.opts.NoOpen {
 		raw = noOpendirFS{raw}
 	}
 	srv, err := fuse.NewServer(raw, dir, &opts.MountOptions)

@@ -46,6 +46,7 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	location := srv.Location("fresh/" + t.Name())
 	want := rrPutTable(t, location, size)
 	object := fmt.Sprintf("http://%s/%s/fresh/%s/big.bin", srv.Addr, servers.Bucket, t.Name())
+	flags := strings.Fields(os.Getenv("DELTAFS_FRESH_FLAGS"))
 	const runs = 5
 	var ratios, rcloneRatios []float64
 	var curls, rclones, mounts []time.Duration
@@ -62,7 +63,7 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 		r := timeRead(t, filepath.Join(rc.mp, "big.bin"), size)
 		rc.stop()
 		mp := t.TempDir()
-		p := startMount(t, bin, location, mp, strings.Fields(os.Getenv("DELTAFS_FRESH_FLAGS"))...)
+		p := startMount(t, bin, location, mp, flags...)
 		if _, ok := p.waitReady(60 * time.Second); !ok {
 			t.Fatalf("deltafs mount: no ready line; stderr:\n%s", p.stderr.String())
 		}
@@ -78,7 +79,7 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	}
 	// The bytes, once, outside the timed runs.
 	mp := t.TempDir()
-	p := startMount(t, bin, location, mp)
+	p := startMount(t, bin, location, mp, flags...)
 	if _, ok := p.waitReady(60 * time.Second); !ok {
 		t.Fatal("no ready line")
 	}
