@@ -10,7 +10,7 @@ import (
 // Blank lines are skipped. A line that is not a JSON object is an error naming
 // its line number, so a corrupt commit is never half-applied silently.
 func ParseLines(data []byte, fn func(*Action) error) error {
-	var sc lineScanner
+	sc := lineScanner{size: len(data)}
 	line := 0
 	for len(data) > 0 {
 		line++

@@ -26,11 +26,14 @@ type lineScanner struct {
 	arena []byte // paths; strings point into it, so it is only appended to
 	adds  []Add  // Adds handed out, allocated in slabs
 	rems  []Remove
+	size  int    // bytes of the commit: its paths fit in that many
 	b     []byte // the line being scanned
 	i     int
 }
 
-// arenaChunk is the size of each buffer paths are copied into.
+// arenaChunk is the size of each buffer paths are copied into, or the
+// commit's size if smaller: a log of many one-file commits would otherwise
+// clear 64 KiB for each.
 const arenaChunk = 64 << 10
 
 // str copies b into the arena and returns it as a string.
@@ -42,16 +45,18 @@ func (s *lineScanner) str(b []byte) string {
 		return string(b)
 	}
 	if cap(s.arena)-len(s.arena) < len(b) {
-		s.arena = make([]byte, 0, arenaChunk)
+		s.arena = make([]byte, 0, max(min(arenaChunk, s.size), len(b)))
 	}
 	start := len(s.arena)
 	s.arena = append(s.arena, b...)
 	return unsafe.String(&s.arena[start], len(b))
 }
 
+// newAdd hands out the next Add of a slab; slabs double from 4 to 256
+// Adds, so a small commit allocates little.
 func (s *lineScanner) newAdd() *Add {
 	if len(s.adds) == cap(s.adds) {
-		s.adds = make([]Add, 0, 256)
+		s.adds = make([]Add, 0, min(max(4, 2*cap(s.adds)), 256))
 	}
 	s.adds = s.adds[:len(s.adds)+1]
 	return &s.adds[len(s.adds)-1]
@@ -59,7 +64,7 @@ func (s *lineScanner) newAdd() *Add {
 
 func (s *lineScanner) newRemove() *Remove {
 	if len(s.rems) == cap(s.rems) {
-		s.rems = make([]Remove, 0, 64)
+		s.rems = make([]Remove, 0, min(max(4, 2*cap(s.rems)), 64))
 	}
 	s.rems = s.rems[:len(s.rems)+1]
 	return &s.rems[len(s.rems)-1]

@@ -123,3 +123,20 @@ func dump(as []Action) string {
 	b, _ := json.Marshal(as)
 	return string(b)
 }
+
+// A commit of one add allocates about its own size, not a slab sized for
+// large commits: a log of 20,000 such commits once cleared 2 GiB to replay.
+func TestSmallCommitAllocatesLittle(t *testing.T) {
+	commit := []byte(`{"commitInfo":{"operation":"WRITE"}}` + "\n" +
+		`{"add":{"path":"date=2024-01-01/part-00000-0f8a.c000.snappy.parquet","partitionValues":{"date":"2024-01-01"},"size":1024,"modificationTime":1704067200000,"dataChange":true,"stats":"{\"numRecords\":10}"}}` + "\n")
+	res := testing.Benchmark(func(b *testing.B) {
+		for range b.N {
+			if err := ParseLines(commit, func(*Action) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	if got := res.AllocedBytesPerOp(); got > 4<<10 {
+		t.Fatalf("ParseLines of a %d-byte commit allocates %d bytes", len(commit), got)
+	}
+}
