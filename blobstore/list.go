@@ -127,7 +127,7 @@ func (s *Store) listPage(ctx context.Context, token []byte, opts *blob.ListOptio
 func (s *Store) ListPage(ctx context.Context, dir, startAfter string) ([]Object, bool, error) {
 	if s.local != nil {
 		done := s.begin(&s.counts.lists)
-		objs, err := s.local.list(dir, startAfter)
+		objs, err := s.local.list(dir, startAfter, pageSize+1)
 		done()
 		if err != nil {
 			return nil, false, s.wrap(dir, err)
@@ -152,7 +152,7 @@ func (s *Store) ListPage(ctx context.Context, dir, startAfter string) ([]Object,
 // an object store would have needed, so that counts compare across stores.
 func (s *Store) localList(dir, startAfter string) ([]Object, error) {
 	done := s.begin(&s.counts.lists)
-	objs, err := s.local.list(dir, startAfter)
+	objs, err := s.local.list(dir, startAfter, -1)
 	done()
 	for range (len(objs) - 1) / pageSize { // the pages after the first
 		s.begin(&s.counts.lists)()

@@ -12,32 +12,38 @@ import (
 
 // list returns, in key order, the objects directly under dir (a key
 // prefix ending in '/', or "" for the table root) whose keys sort after
-// startAfter: the plain files and symbolic links there (a link is listed,
-// and refused when read). A file that vanishes between the folder's
+// startAfter, at most limit of them if limit >= 0: the plain files and
+// symbolic links there (a link is listed, and refused when read). Only the
+// objects returned are stat'ed, so that paging through a long folder costs
+// a page of stats per page. A file that vanishes between the folder's
 // listing and its stat (a writer's temporary file) is left out, as an
 // object store would have listed it or not. A missing folder lists
 // nothing.
-func (l *localRoot) list(dir, startAfter string) ([]Object, error) {
-	folder := strings.TrimSuffix(dir, "/")
-	if folder == "" {
-		folder = "."
+func (l *localRoot) list(dir, startAfter string, limit int) ([]Object, error) {
+	names, err := l.names(dir)
+	if err != nil || len(names) == 0 {
+		return nil, err
 	}
-	fd, err := l.openat(folder, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	fd, err := l.openat(folderName(dir), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC)
 	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
-		return nil, nil
+		return nil, nil // gone since it was read
 	}
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
-	f := os.NewFile(uintptr(fd), dir)
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(names)
+	defer unix.Close(fd)
 	var out []Object
-	for _, name := range names {
+	first := 0 // the first name whose key may sort after startAfter
+	switch {
+	case strings.HasPrefix(startAfter, dir):
+		first, _ = slices.BinarySearch(names, startAfter[len(dir):])
+	case startAfter > dir:
+		first = len(names) // past every key under dir
+	}
+	for _, name := range names[first:] {
+		if limit >= 0 && len(out) == limit {
+			break
+		}
 		key := dir + name
 		if key <= startAfter {
 			continue
@@ -55,4 +61,13 @@ func (l *localRoot) list(dir, startAfter string) ([]Object, error) {
 		out = append(out, Object{Key: key, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix())})
 	}
 	return out, nil
+}
+
+// folderName is the folder of a key prefix ending in '/' ("" is the root),
+// relative to the root.
+func folderName(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return strings.TrimSuffix(dir, "/")
 }

@@ -189,6 +189,18 @@ func TestObjectStoreListFrom(t *testing.T) {
 					t.Logf("List after %q: %d keys in %d LIST pages", start, len(got), pages)
 				}
 
+				// A full page from the middle: 1,000 keys in order (999 where the
+				// store's page starts at the key itself), more to come.
+				if listsFrom {
+					page, more, err := st.ListPage(ctx, "_delta_log/", commitKey(999))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !more || len(page) < 999 || page[0].Key != commitKey(1000) || page[len(page)-1].Key != commitKey(1000+len(page)-1) {
+						t.Errorf("ListPage after v999: %d keys from %v, more=%v", len(page), page[:min(len(page), 1)], more)
+					}
+				}
+
 				// One page from near the end: the rest of the log, nothing more to come.
 				page, more, err := st.ListPage(ctx, "_delta_log/", commitKey(2095))
 				if err != nil {
