@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/deltafs/deltafs/blobstore"
@@ -135,5 +136,57 @@ func TestOpenFindsTailAndCheckpoint(t *testing.T) {
 			c := st.Counts()
 			t.Logf("%d lists, %d gets, hint %s", c.Lists, c.Gets, table.Hint())
 		})
+	}
+}
+
+// pageCounter counts the pages each listing of the whole log from a key
+// (List) goes through: those pages come one after another.
+type pageCounter struct {
+	Store
+	mu      sync.Mutex
+	longest int // pages of the longest List
+}
+
+func (p *pageCounter) List(ctx context.Context, dir, startAfter string, fn func(blobstore.Object) bool) error {
+	n := 0
+	err := p.Store.List(ctx, dir, startAfter, func(o blobstore.Object) bool {
+		n++
+		return fn(o)
+	})
+	p.mu.Lock()
+	p.longest = max(p.longest, (n+999)/1000)
+	p.mu.Unlock()
+	return err
+}
+
+// When the newest checkpoint is far below the tail, or there is none, the
+// log between them comes from the pages the checkpoint search listed (in
+// parallel), and only what they leave out is listed: never a long run of
+// pages one after another, whatever share of the objects are .crc files.
+func TestOpenListsNoLongRun(t *testing.T) {
+	for _, l := range []logLayout{
+		{versions: 20000},
+		{versions: 20000, crc: true},
+		{versions: 12345, cpEvery: 5000, crc: true},
+		{versions: 9000, cpEvery: 4000, cpParts: 3},
+	} {
+		st, newest := l.write(t)
+		pc := &pageCounter{Store: st}
+		ctx := context.Background()
+		table, err := Open(ctx, pc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg, err := table.Segment(ctx, table.Latest())
+		if err != nil {
+			t.Fatalf("%+v: %v", l, err)
+		}
+		if got := seg.Commits[0].Version; seg.Checkpoint == nil && got != 0 || seg.Checkpoint != nil && seg.Checkpoint.Version != newest {
+			t.Errorf("%+v: segment from %d / %v, want checkpoint %d", l, got, seg.Checkpoint, newest)
+		}
+		if pc.longest > 2 {
+			t.Errorf("%+v: a listing went through %d pages in a row", l, pc.longest)
+		}
+		t.Logf("%+v: %d lists, longest run %d pages", l, st.Counts().Lists, pc.longest)
 	}
 }
