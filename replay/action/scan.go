@@ -158,6 +158,7 @@ func (s *lineScanner) key() ([]byte, bool) {
 var (
 	addFields    = []string{"path", "partitionValues", "size", "modificationTime", "dataChange", "stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion"}
 	removeFields = []string{"path", "deletionTimestamp", "dataChange", "extendedFileMetadata", "partitionValues", "size", "deletionVector", "tags"}
+	dvFields     = []string{"storageType", "pathOrInlineDv", "offset", "sizeInBytes", "cardinality", "maxRowIndex"}
 )
 
 func (s *lineScanner) add(a *Add) bool {
@@ -193,7 +194,7 @@ func (s *lineScanner) add(a *Add) bool {
 		case "tags":
 			return s.decode(&a.Tags)
 		case "deletionVector":
-			return s.decode(&a.DeletionVector)
+			return s.deletionVector(&a.DeletionVector)
 		case "baseRowId":
 			return s.intPtr(&a.BaseRowID)
 		case "defaultRowCommitVersion":
@@ -226,12 +227,84 @@ func (s *lineScanner) remove(r *Remove) bool {
 		case "size":
 			return s.intPtr(&r.Size)
 		case "deletionVector":
-			return s.decode(&r.DeletionVector)
+			return s.deletionVector(&r.DeletionVector)
 		case "tags":
 			return s.decode(&r.Tags)
 		}
 		return s.unknown(key, removeFields)
 	})
+}
+
+// deletionVector scans a deletion vector or null: on a table under DML,
+// half the files of a commit may carry one. Null where encoding/json would
+// keep a field's value, a second vector (which it would merge into the
+// first), a number out of range: all left to it.
+func (s *lineScanner) deletionVector(dst **DeletionVector) bool {
+	if *dst != nil {
+		return false
+	}
+	if s.literal("null") {
+		return true
+	}
+	dv := &DeletionVector{}
+	ok := s.object(func(key []byte) bool {
+		switch string(key) {
+		case "storageType":
+			return s.stringValue(&dv.StorageType)
+		case "pathOrInlineDv":
+			return s.stringValue(&dv.PathOrInlineDv)
+		case "offset":
+			if s.literal("null") {
+				dv.Offset = nil
+				return true
+			}
+			var v int32
+			if !s.int32(&v) {
+				return false
+			}
+			dv.Offset = &v
+			return true
+		case "sizeInBytes":
+			return s.int32(&dv.SizeInBytes)
+		case "cardinality":
+			return s.int(&dv.Cardinality)
+		case "maxRowIndex":
+			return s.intPtr(&dv.MaxRowIndex)
+		}
+		return s.unknown(key, dvFields)
+	})
+	if ok {
+		*dst = dv
+	}
+	return ok
+}
+
+// stringValue scans a string into *dst; one with escapes (Go's writers
+// escape the '<', '>' and '&' of Z85 vectors) is unquoted by encoding/json.
+func (s *lineScanner) stringValue(dst *string) bool {
+	if s.peek() != '"' {
+		return false
+	}
+	start := s.i
+	v, plain, ok := s.stringLit()
+	if !ok {
+		return false
+	}
+	if plain {
+		*dst = s.str(v)
+		return true
+	}
+	return json.Unmarshal(s.b[start:s.i], dst) == nil
+}
+
+// int32 scans an integer that fits an int32.
+func (s *lineScanner) int32(dst *int32) bool {
+	var v int64
+	if !s.int(&v) || v != int64(int32(v)) {
+		return false
+	}
+	*dst = int32(v)
+	return true
 }
 
 // unknown skips the value of a key no field has, unless encoding/json
@@ -281,8 +354,7 @@ func (s *lineScanner) partitionValues() ([]byte, bool) {
 	return s.b[start:s.i], true
 }
 
-// decode hands one value to encoding/json (rare fields: tags, deletion
-// vectors).
+// decode hands one value to encoding/json (rare fields: tags).
 func (s *lineScanner) decode(dst any) bool {
 	start := s.i
 	if !s.skip(0) {
