@@ -211,22 +211,34 @@ func benchDeltaRS(b *testing.B, dir string, wantFiles int) {
 	b.ResetTimer()
 	var total float64
 	for i := 0; i < b.N; i++ {
-		out, err := exec.Command(python, filepath.Join("..", "bench", "deltars_snapshot.py"), dir, "--repeat", "1").Output()
-		if err != nil {
-			b.Fatalf("deltars_snapshot.py: %v", err)
-		}
-		var res struct {
-			Files   int     `json:"files"`
-			Seconds float64 `json:"seconds_min"`
-		}
-		if err := json.Unmarshal(out, &res); err != nil {
-			b.Fatalf("deltars_snapshot.py printed %q: %v", out, err)
-		}
+		res := deltaRSLoad(b, python, dir, 1)
 		if res.Files != wantFiles {
 			b.Fatalf("delta-rs saw %d files, want %d", res.Files, wantFiles)
 		}
-		total += res.Seconds
+		total += res.Min
 	}
 	b.ReportMetric(total/float64(b.N)*1e9, "load-ns/op")
 	b.ReportMetric(float64(wantFiles)*float64(b.N)/total, "adds/s")
+}
+
+// deltaRSTimes is what bench/deltars_snapshot.py reports.
+type deltaRSTimes struct {
+	Files  int     `json:"files"`
+	Min    float64 `json:"seconds_min"`
+	Median float64 `json:"seconds_median"`
+}
+
+// deltaRSLoad times delta-rs opening the table at dir and listing its
+// files, repeat times in one process.
+func deltaRSLoad(tb testing.TB, python, dir string, repeat int) deltaRSTimes {
+	tb.Helper()
+	out, err := exec.Command(python, filepath.Join("..", "bench", "deltars_snapshot.py"), dir, "--repeat", strconv.Itoa(repeat)).Output()
+	if err != nil {
+		tb.Fatalf("deltars_snapshot.py: %v", err)
+	}
+	var res deltaRSTimes
+	if err := json.Unmarshal(out, &res); err != nil {
+		tb.Fatalf("deltars_snapshot.py printed %q: %v", out, err)
+	}
+	return res
 }

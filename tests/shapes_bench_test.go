@@ -1,0 +1,169 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// benchShape is a table shape for TestShapesBenchmark: its folder's name,
+// a description, the table's writer, and its number of live files at the
+// latest version.
+type benchShape struct {
+	folder, name string
+	files        int
+	write        func(dir string) error
+}
+
+var benchShapes = []benchShape{
+	{"tiny-commits", "many tiny commits: 20,000 x 1 add", 20000, func(dir string) error { return deltagen.WriteJSONLog(dir, 20000, 1) }},
+	{"multipart", "multi-part checkpoint: 4 parts, 250k adds", 250000, func(dir string) error {
+		_, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: 250000, Parts: 4, TailCommits: -1})
+		return err
+	}},
+	{"column-mapping", "column mapping: 250k adds, random prefixes", 250000, func(dir string) error {
+		_, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: 250000, ColumnMapping: true, TailCommits: -1})
+		return err
+	}},
+	{"long-tail", "long tail: 3,000 commits, checkpoint every 1,000", 2700, func(dir string) error {
+		_, err := deltagen.LongLog(dir, 3001, 1000)
+		return err
+	}},
+	{"streaming", "streaming log: 30,000 commits, checkpoint every 10", 27000, func(dir string) error {
+		_, err := deltagen.LongLog(dir, 30001, 10)
+		return err
+	}},
+	{"compactions", "compactions: 5 x (50k adds, then all removed for 5k)", 5000, writeCompactions},
+	{"dvs", "deletion vectors: 100k adds, half rewritten with a vector", 100000, writeManyDVs},
+	{"wide-stats", "wide stats: 100 commits x 100 adds, 300 columns", 10000, writeWideStats},
+}
+
+// writeCompactions writes rounds of a 50k-add commit whose files a second
+// commit removes while adding 1k: a log of mostly tombstones.
+func writeCompactions(dir string) error {
+	t := deltagen.New(dir)
+	if _, err := t.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)); err != nil {
+		return err
+	}
+	for r := range 5 {
+		var adds, compact []action.Action
+		for i := range 50000 {
+			p := fmt.Sprintf("small-%d-%06d.parquet", r, i)
+			adds = append(adds, deltagen.AddFile(p, 1000, 1704067200000, nil, deltagen.Stats(0, 9)))
+			compact = append(compact, deltagen.Remove(p, 1704067300000))
+		}
+		for i := range 1000 {
+			compact = append(compact, deltagen.AddFile(fmt.Sprintf("big-%d-%04d.parquet", r, i), 50000, 1704067300000, nil, deltagen.Stats(0, 499)))
+		}
+		if _, err := t.Commit(adds...); err != nil {
+			return err
+		}
+		if _, err := t.Commit(compact...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeManyDVs writes 10 commits of 10k adds, then 10 deletes that each
+// give 5k of those files a deletion vector (in a shared vector file, as
+// Spark and Databricks write them): the log of a table under DML.
+func writeManyDVs(dir string) error {
+	t := deltagen.New(dir)
+	features := []string{"deletionVectors"}
+	if _, err := t.Commit(deltagen.Protocol(3, 7, features, features), deltagen.Metadata(deltagen.SimpleSchema, nil, map[string]string{"delta.enableDeletionVectors": "true"})); err != nil {
+		return err
+	}
+	path := func(i int) string { return fmt.Sprintf("part-%06d-%s.c000.snappy.parquet", i, deltagen.NewUUID()[:8]) }
+	paths := make([]string, 100000)
+	for c := range 10 {
+		var adds []action.Action
+		for i := c * 10000; i < (c+1)*10000; i++ {
+			paths[i] = path(i)
+			adds = append(adds, deltagen.AddFile(paths[i], 100000, 1704067200000, nil, deltagen.Stats(0, 999)))
+		}
+		if _, err := t.Commit(adds...); err != nil {
+			return err
+		}
+	}
+	for c := range 10 {
+		var acts []action.Action
+		for i := c * 10000; i < c*10000+5000; i++ {
+			offset := int32(1 + 40*(i%5000))
+			dv := action.DeletionVector{StorageType: "u", PathOrInlineDv: "ab" + deltagen.Z85Encode([]byte(deltagen.NewUUID()[:16])), Offset: &offset, SizeInBytes: 36, Cardinality: 3}
+			acts = append(acts, deltagen.Remove(paths[i], 1704067300000), deltagen.AddFileDV(paths[i], 100000, 1704067200000, nil, deltagen.Stats(0, 999), dv))
+		}
+		if _, err := t.Commit(acts...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeWideStats writes adds whose stats cover 300 columns.
+func writeWideStats(dir string) error {
+	t := deltagen.New(dir)
+	var fields []string
+	for c := range 300 {
+		fields = append(fields, fmt.Sprintf(`{"name":"c%d","type":"long","nullable":true,"metadata":{}}`, c))
+	}
+	schema := `{"type":"struct","fields":[` + strings.Join(fields, ",") + `]}`
+	if _, err := t.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schema, nil, nil)); err != nil {
+		return err
+	}
+	for v := range 100 {
+		var acts []action.Action
+		for k := range 100 {
+			var mins, maxs, nulls []string
+			for c := range 300 {
+				mins = append(mins, fmt.Sprintf(`"c%d":%d`, c, v*k))
+				maxs = append(maxs, fmt.Sprintf(`"c%d":%d`, c, v*k+c))
+				nulls = append(nulls, fmt.Sprintf(`"c%d":0`, c))
+			}
+			stats := `{"numRecords":1000,"minValues":{` + strings.Join(mins, ",") + `},"maxValues":{` + strings.Join(maxs, ",") + `},"nullCount":{` + strings.Join(nulls, ",") + `}}`
+			acts = append(acts, deltagen.AddFile(fmt.Sprintf("part-%03d-%03d.parquet", v, k), 100000, 1704067200000, nil, stats))
+		}
+		if _, err := t.Commit(acts...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestShapesBenchmark opens and lists tables of several shapes with deltafs
+// and with delta-rs in one run, looking for a shape deltafs is slow on.
+func TestShapesBenchmark(t *testing.T) {
+	if os.Getenv("DELTAFS_SHAPES_BENCH") == "" {
+		t.Skip("benchmark: set DELTAFS_SHAPES_BENCH=1 to run")
+	}
+	python := pythonOrSkip(t)
+	ctx := context.Background()
+	for _, s := range benchShapes {
+		if !strings.Contains(s.folder, os.Getenv("DELTAFS_SHAPE")) {
+			continue
+		}
+		dir := cachedBenchDir(t, "deltafs-shape-"+s.folder, s.write)
+		var ours []float64
+		for range 5 {
+			start := time.Now()
+			snap := latestSnapshot(t, ctx, dir)
+			ours = append(ours, time.Since(start).Seconds())
+			if len(snap.Files) != s.files {
+				t.Fatalf("%s: deltafs sees %d files, want %d", s.name, len(snap.Files), s.files)
+			}
+		}
+		res := deltaRSLoad(t, python, dir, 5)
+		if res.Files != s.files {
+			t.Fatalf("%s: delta-rs sees %d files, want %d", s.name, res.Files, s.files)
+		}
+		slices.Sort(ours)
+		t.Logf("%-50s deltafs %7.1f ms, delta-rs %7.1f ms: %.2fx", s.name, ours[2]*1e3, res.Median*1e3, ours[2]/res.Median)
+	}
+}
