@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/tests/deltagen"
 	"github.com/deltafs/deltafs/tests/servers"
 	"github.com/deltafs/deltafs/versions"
 )
@@ -22,7 +23,8 @@ import (
 // (DeltaTable and its file list, bench/deltars_snapshot.py), alternated,
 // medians of paired ratios. The logs are tests/roundtrips_test.go's: 47k
 // objects with a checkpoint at 8640 and a 9-commit tail, the same without
-// _last_checkpoint, and a checkpoint 500 commits back.
+// _last_checkpoint, and a checkpoint 500 commits back; and a log of 2,000
+// one-add commits that never checkpoints.
 //
 //	DELTAFS_S3OPEN_BENCH=1 go test ./tests -run TestS3OpenBenchmark -v -count=1
 func TestS3OpenBenchmark(t *testing.T) {
@@ -35,6 +37,10 @@ func TestS3OpenBenchmark(t *testing.T) {
 	const latency = 50 * time.Millisecond
 	busy, busyInfo, _ := busyLog(t, 8640, 9)
 	long, longInfo, _ := busyLog(t, 8150, 500)
+	commits := t.TempDir()
+	if err := deltagen.WriteJSONLog(commits, 2000, 1); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, dir string
 		skip      string
@@ -43,6 +49,7 @@ func TestS3OpenBenchmark(t *testing.T) {
 		{"defaults (checkpoint 8640, 9-commit tail)", busy, "", busyInfo.LatestVersion},
 		{"47k objects, no _last_checkpoint", busy, versions.LastCheckpointKey, busyInfo.LatestVersion},
 		{"checkpoint 500 commits back", long, "", longInfo.LatestVersion},
+		{"2,000 commits of one add, no checkpoint", commits, "", 1999},
 	}
 	env := append(os.Environ(), "AWS_ENDPOINT_URL=http://"+proxy.Addr, "AWS_ALLOW_HTTP=true", "AWS_REGION=us-east-1",
 		"AWS_ACCESS_KEY_ID="+servers.S3AccessKey, "AWS_SECRET_ACCESS_KEY="+servers.S3SecretKey)
