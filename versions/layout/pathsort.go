@@ -10,26 +10,36 @@ import (
 )
 
 // PathOrder returns the indexes of files in the order of their stored
-// paths (deltafs ls). Paths share long prefixes ("date=2024-01-01/part-"),
-// which make every comparison of a comparison sort walk them; instead the
-// files are sorted by the 8 bytes after their common prefix, as integers
-// (a radix sort), and each run of equal keys again by the next 8 bytes
-// after its own common prefix, until runs are single files or equal paths.
-// The first two keys are read in one pass over the paths in the order they
-// are stored; only runs still tied after 16 bytes read paths again.
+// paths (deltafs ls).
 func PathOrder(files []replay.File) []int {
-	ks := make([]pathKey, len(files))
+	paths := make([]string, len(files))
 	for i := range files {
+		paths[i] = files[i].Path
+	}
+	return Order(paths)
+}
+
+// Order returns the indexes of strs in sorted order; strs hold no NUL
+// (paths, served names). They share long prefixes
+// ("date=2024-01-01/part-"), which make every comparison of a comparison
+// sort walk them; instead they are sorted by the 8 bytes after their
+// common prefix, as integers (a radix sort), and each run of equal keys
+// again by the next 8 bytes after its own common prefix, until runs are
+// single strings or equal ones. The first two keys are read in one pass
+// over strs in the order given; only runs still tied after 16 bytes read
+// strings again.
+func Order(strs []string) []int {
+	ks := make([]pathKey, len(strs))
+	for i := range ks {
 		ks[i].i = int32(i)
 	}
 	if len(ks) > 1 {
-		depth := commonPrefix(files, ks, 0)
-		for i := range ks {
-			p := files[i].Path
+		depth := commonPrefix(strs, ks, 0)
+		for i, p := range strs {
 			ks[i].key, ks[i].next = key8(p, depth), key8(p, depth+8)
 		}
 		var scratch []pathKey
-		sortRun(files, ks, depth, true, true, &scratch)
+		sortRun(strs, ks, depth, true, true, &scratch)
 	}
 	order := make([]int, len(ks))
 	for i, k := range ks {
@@ -38,7 +48,7 @@ func PathOrder(files []replay.File) []int {
 	return order
 }
 
-// pathKey is a file's index, the 8 bytes of its path being sorted on, and
+// pathKey is a string's index, the 8 bytes of it being sorted on, and
 // the 8 bytes after them where read together (see sortRun).
 type pathKey struct {
 	key  uint64
@@ -50,21 +60,21 @@ type pathKey struct {
 // sorted on every core.
 const parallelRunMin = 1 << 14
 
-// sortRun sorts ks by path, knowing their paths share at least depth
+// sortRun sorts ks by string, knowing their strings share at least depth
 // bytes. If keyed, their keys already hold the 8 bytes from depth, and if
 // hasNext too, their next fields the 8 bytes after: the first level's runs
-// then take their keys from there, without reading a path. Otherwise keys
-// come from the paths, read in sorted order, scattered in memory, once per
-// 8 bytes. A key whose last byte is 0 is a path that ends within it (paths
-// hold no NUL): equal keys of that kind are equal paths.
-func sortRun(files []replay.File, ks []pathKey, depth int, keyed, hasNext bool, scratch *[]pathKey) {
+// then take their keys from there, without reading a string. Otherwise
+// keys come from the strings, read in sorted order, scattered in memory,
+// once per 8 bytes. A key whose last byte is 0 is a string that ends
+// within it (strs hold no NUL): equal keys of that kind are equal strings.
+func sortRun(strs []string, ks []pathKey, depth int, keyed, hasNext bool, scratch *[]pathKey) {
 	if len(ks) < 2 {
 		return
 	}
 	for {
 		if !keyed {
 			for j := range ks {
-				ks[j].key = key8(files[ks[j].i].Path, depth)
+				ks[j].key = key8(strs[ks[j].i], depth)
 			}
 		}
 		radixSort(ks, scratch)
@@ -72,7 +82,7 @@ func sortRun(files []replay.File, ks []pathKey, depth int, keyed, hasNext bool, 
 			break
 		}
 		if ks[0].key&0xff == 0 {
-			return // one key for all, and the paths end in it: all equal
+			return // one key for all, and the strings end in it: all equal
 		}
 		depth += 8 // one key for all: the next 8 bytes
 		keyed = hasNext
@@ -81,7 +91,7 @@ func sortRun(files []replay.File, ks []pathKey, depth int, keyed, hasNext bool, 
 			hasNext = false
 		}
 	}
-	// Runs of equal keys whose paths go on past the key need the next 8
+	// Runs of equal keys whose strings go on past the key need the next 8
 	// bytes; a long slice has its runs sorted on every core.
 	type run struct{ lo, hi int }
 	var runs []run
@@ -101,7 +111,7 @@ func sortRun(files []replay.File, ks []pathKey, depth int, keyed, hasNext bool, 
 	workers := runtime.GOMAXPROCS(0)
 	if len(ks) < parallelRunMin || workers < 2 || len(runs) < 2 {
 		for _, r := range runs {
-			sortRun(files, ks[r.lo:r.hi], depth+8, hasNext, false, scratch)
+			sortRun(strs, ks[r.lo:r.hi], depth+8, hasNext, false, scratch)
 		}
 		return
 	}
@@ -111,7 +121,7 @@ func sortRun(files []replay.File, ks []pathKey, depth int, keyed, hasNext bool, 
 		wg.Go(func() {
 			var own []pathKey
 			for r := range next {
-				sortRun(files, ks[r.lo:r.hi], depth+8, hasNext, false, &own)
+				sortRun(strs, ks[r.lo:r.hi], depth+8, hasNext, false, &own)
 			}
 		})
 	}
@@ -129,13 +139,13 @@ func nextKeys(ks []pathKey) {
 	}
 }
 
-// commonPrefix is the length of the prefix the paths of ks share, knowing
+// commonPrefix is the length of the prefix the strings of ks share, knowing
 // they share at least known bytes.
-func commonPrefix(files []replay.File, ks []pathKey, known int) int {
-	first := files[ks[0].i].Path
+func commonPrefix(strs []string, ks []pathKey, known int) int {
+	first := strs[ks[0].i]
 	n := len(first)
 	for _, k := range ks[1:] {
-		p := files[k.i].Path
+		p := strs[k.i]
 		n = min(n, len(p))
 		if !strings.HasPrefix(p, first[:n]) { // memequal; shrinks rarely
 			k := min(known, n)
@@ -159,8 +169,8 @@ func sharedFrom(a, b string, at int) int {
 }
 
 // key8 is the 8 bytes of p from depth as a big-endian integer, shorter
-// paths padded with zeros. A path that ends sorts before one that goes on
-// with a NUL only in theory: cleaned paths hold no NUL.
+// strings padded with zeros: one that ends sorts before one that goes on,
+// as no string holds a NUL.
 func key8(p string, depth int) uint64 {
 	var b [8]byte
 	if depth < len(p) {

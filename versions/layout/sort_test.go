@@ -1,10 +1,8 @@
 package layout
 
 import (
-	"cmp"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -12,25 +10,26 @@ import (
 	"github.com/deltafs/deltafs/replay"
 )
 
-// SortFunc sorts as slices.SortFunc does, with 1 to 5 runs (an odd one out
-// included) and ties.
-func TestSortFuncMatchesSlices(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+// sortEntries sorts as a comparison sort by byName does: names sharing
+// long prefixes, names that are prefixes of others, and equal names (the
+// files unique renames) ordered by stored path.
+func TestSortEntriesMatchesByName(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, procs := range []int{1, 2, 3, 5} {
-		runtime.GOMAXPROCS(procs)
-		for _, n := range []int{0, 1, parallelSortMin - 1, 2 * parallelSortMin, 5*parallelSortMin + 7} {
-			type kv struct{ k, v int }
-			es := make([]kv, n)
-			for i := range es {
-				es[i] = kv{rng.IntN(n/3 + 1), i}
+	for _, n := range []int{0, 1, 2, 100, 3 * parallelRunMin} {
+		es := make([]Entry, n)
+		for i := range es {
+			name := fmt.Sprintf("date=2024-01-%02d/part-%05d.parquet", rng.IntN(3), rng.IntN(n/4+1))
+			if rng.IntN(5) == 0 {
+				name = name[:rng.IntN(len(name))]
 			}
-			want := slices.Clone(es)
-			byKeyThenValue := func(a, b kv) int { return cmp.Or(cmp.Compare(a.k, b.k), cmp.Compare(a.v, b.v)) }
-			slices.SortFunc(want, byKeyThenValue)
-			SortFunc(es, byKeyThenValue)
-			if !slices.Equal(es, want) {
-				t.Fatalf("GOMAXPROCS %d, %d entries: not sorted as slices.SortFunc sorts", procs, n)
+			es[i] = Entry{Name: name, File: &replay.File{Path: fmt.Sprintf("x/%d", rng.IntN(1000))}}
+		}
+		want := slices.Clone(es)
+		slices.SortFunc(want, byName)
+		sortEntries(es)
+		for i := range es {
+			if es[i].Name != want[i].Name || es[i].File.Path != want[i].File.Path {
+				t.Fatalf("%d entries: %d is %q (%s), want %q (%s)", n, i, es[i].Name, es[i].File.Path, want[i].Name, want[i].File.Path)
 			}
 		}
 	}
