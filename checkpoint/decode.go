@@ -60,7 +60,7 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	out := &Result{Tombstones: head.Tombstones, Actions: head.Actions}
 	out.Files = make([]action.File, total, total+opts.Reserve)
 	copy(out.Files, head.Files)
-	if opts.Details {
+	if opts.Details != NoDetails {
 		out.NumRecords = append(make([]int64, 0, total), head.NumRecords...)[:total]
 		out.Partitions = append(make([]*action.Partition, 0, total), head.Partitions...)[:total]
 	}
@@ -75,7 +75,7 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	for _, j := range jobs {
 		if j.start != n {
 			copy(out.Files[n:], out.Files[j.start:j.start+j.kept])
-			if opts.Details {
+			if opts.Details != NoDetails {
 				copy(out.NumRecords[n:], out.NumRecords[j.start:j.start+j.kept])
 				copy(out.Partitions[n:], out.Partitions[j.start:j.start+j.kept])
 			}
@@ -86,7 +86,7 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	}
 	clear(out.Files[n:]) // release the paths of dropped rows
 	out.Files = out.Files[:n]
-	if opts.Details {
+	if opts.Details != NoDetails {
 		out.NumRecords, out.Partitions = out.NumRecords[:n], out.Partitions[:n]
 	}
 	return out, nil

@@ -43,6 +43,6 @@ func FuzzReadParquet(f *testing.F) {
 				t.Fatalf("panic: %v", r)
 			}
 		}()
-		Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: true})
+		Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: AllDetails})
 	})
 }

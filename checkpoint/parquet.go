@@ -19,8 +19,9 @@ type parquetFile struct {
 }
 
 // fetchParquet reads the footer of a Parquet checkpoint file, then the
-// column chunks that replay needs (with details: stats and partition values).
-func fetchParquet(ctx context.Context, st Storage, p Part, details bool) (*parquetFile, error) {
+// column chunks that replay needs (with details: partition values, and
+// stats).
+func fetchParquet(ctx context.Context, st Storage, p Part, details Detail) (*parquetFile, error) {
 	pf, err := fetchParquetFile(ctx, st, p, details)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", p.Key, err)
@@ -28,7 +29,7 @@ func fetchParquet(ctx context.Context, st Storage, p Part, details bool) (*parqu
 	return pf, nil
 }
 
-func fetchParquetFile(ctx context.Context, st Storage, p Part, details bool) (*parquetFile, error) {
+func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (*parquetFile, error) {
 	if p.Size < 12 {
 		return nil, fmt.Errorf("%d bytes is too small for a Parquet file", p.Size)
 	}

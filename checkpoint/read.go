@@ -52,13 +52,13 @@ type Fetched struct {
 	version  int64
 	json     []byte         // a v2 checkpoint in JSON, or nil
 	parquets []*parquetFile // the Parquet parts, then the sidecars
-	details  bool
+	details  Detail
 }
 
 // Fetch reads the files of a checkpoint: all its parts in parallel, then the
 // sidecars a v2 checkpoint points to, also in parallel. With details, the
-// stats and partition values columns are read too.
-func Fetch(ctx context.Context, st Storage, cp Checkpoint, details bool) (*Fetched, error) {
+// partition values columns are read too, and with AllDetails the stats.
+func Fetch(ctx context.Context, st Storage, cp Checkpoint, details Detail) (*Fetched, error) {
 	f := &Fetched{version: cp.Version, details: details}
 	var actions []action.Sidecar
 	if cp.Kind == V2JSON {
@@ -119,7 +119,7 @@ func (f *Fetched) Decode(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // fetchAll fetches Parquet files in parallel.
-func fetchAll(ctx context.Context, st Storage, parts []Part, details bool) ([]*parquetFile, error) {
+func fetchAll(ctx context.Context, st Storage, parts []Part, details Detail) ([]*parquetFile, error) {
 	out := make([]*parquetFile, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
@@ -152,8 +152,12 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 				return nil
 			}
 			files = append(files, f)
-			if opts.Details {
-				records = append(records, a.Add.NumRecords())
+			if opts.Details != NoDetails {
+				n := int64(-1)
+				if opts.Details == AllDetails {
+					n = a.Add.NumRecords()
+				}
+				records = append(records, n)
 				parts = append(parts, a.Add.Partition(in))
 			}
 		case a.Remove != nil:

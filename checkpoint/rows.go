@@ -16,15 +16,25 @@ type Options struct {
 	// Seen lists the logical files newer commits decided; their rows are
 	// dropped.
 	Seen *Seen
-	// Details asks for each add's numRecords and partition values
-	// (Result.NumRecords, Result.Partitions). Serving files needs neither,
+	// Details asks for each add's partition values and maybe numRecords
+	// (Result.Partitions, Result.NumRecords). Serving files needs neither,
 	// and the stats column is most of a checkpoint's bytes, so snapshots
-	// ask only when someone wants them.
-	Details bool
+	// ask only when someone wants them, and for partition values alone
+	// when that is all they want.
+	Details Detail
 	// Reserve is room to leave at the end of Result.Files, for the files
 	// of newer commits that the caller appends.
 	Reserve int
 }
+
+// Detail is how much a reader reads beyond what serving files needs.
+type Detail int
+
+const (
+	NoDetails  Detail = iota
+	Partitions        // partition values; numRecords read as -1 (unknown)
+	AllDetails        // partition values and numRecords (from the stats)
+)
 
 // Result is what a checkpoint holds, in file order.
 type Result struct {
@@ -33,7 +43,8 @@ type Result struct {
 	Files []action.File
 	// NumRecords and Partitions hold, aligned with Files, each file's
 	// numRecords from its stats (-1 when absent) and its interned
-	// partition values; only with Options.Details.
+	// partition values; only with Options.Details (NumRecords all -1
+	// with Partitions).
 	NumRecords []int64
 	Partitions []*action.Partition
 	// Tombstones counts remove rows.
@@ -116,7 +127,7 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 	files := out.Files[start : start+paths.count()]
 	var records []int64
 	var parts []*action.Partition
-	if g.opts.Details {
+	if g.opts.Details != NoDetails {
 		records, parts = out.NumRecords[start:start+len(files)], out.Partitions[start:start+len(files)]
 	}
 	v, kept := 0, 0
@@ -141,8 +152,8 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 		f.Path, f.DV = path, dv
 		f.Size, _ = size.int(i)
 		f.ModTime, _ = mtime.int(i)
-		if g.opts.Details {
-			n := int64(-1)
+		if g.opts.Details != NoDetails {
+			n := int64(-1) // absent columns (Partitions) read as null
 			if v, ok := numRecords.int(i); ok {
 				n = v
 			} else if sv := stats.at(i); sv >= 0 {

@@ -27,7 +27,7 @@ type columns struct {
 	cmVersion *parquet.Column
 }
 
-func resolve(root *parquet.Column, details bool) *columns {
+func resolve(root *parquet.Column, details Detail) *columns {
 	c := &columns{}
 	add := child(root, "add")
 	c.addPath = leafAt(add, "path")
@@ -35,10 +35,12 @@ func resolve(root *parquet.Column, details bool) *columns {
 	c.addModTime = leafAt(add, "modificationTime")
 	// Checkpoints written with writeStatsAsStruct carry numRecords as a
 	// number; reading it spares decoding every stats string.
-	if details {
+	if details == AllDetails {
 		if c.addNumRecords = leafAt(child(add, "stats_parsed"), "numRecords"); c.addNumRecords == nil {
 			c.addStats = leafAt(add, "stats")
 		}
+	}
+	if details != NoDetails {
 		c.addPartKey, c.addPartValue = mapLeaves(child(add, "partitionValues"))
 	}
 	dv := child(add, "deletionVector")

@@ -14,11 +14,10 @@ func (r *root) layout(ctx context.Context, snap *replay.Snapshot) (*layout.Versi
 	physical := layout.Physical(r.opts.PhysicalLayout)
 	var parts []*replay.Partition
 	if !physical && len(snap.Metadata.PartitionColumns) > 0 {
-		d, err := snap.Details(ctx)
-		if err != nil {
+		var err error
+		if parts, err = snap.Partitions(ctx); err != nil {
 			return nil, err
 		}
-		parts = d.Partitions
 	}
 	return layout.Of(snap, parts, physical)
 }

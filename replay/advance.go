@@ -36,14 +36,26 @@ func Advance(ctx context.Context, st Storage, base *Snapshot, commits []LogFile,
 		return nil, fmt.Errorf("replay v%d: %w", last, err)
 	}
 	snap.tail = r.details
-	snap.headDetails = func(ctx context.Context) (*Details, error) {
-		all, err := base.Details(ctx)
+	snap.headDetails = func(ctx context.Context, partitionsOnly bool) (*Details, error) {
+		all := &Details{}
+		var err error
+		if partitionsOnly {
+			all.Partitions, err = base.Partitions(ctx)
+		} else {
+			all, err = base.Details(ctx)
+		}
 		if err != nil || kept == nil {
 			return all, err
 		}
-		d := &Details{NumRecords: make([]int64, len(kept)), Partitions: make([]*action.Partition, len(kept))}
+		d := &Details{Partitions: make([]*action.Partition, len(kept))}
 		for i, k := range kept {
-			d.NumRecords[i], d.Partitions[i] = all.NumRecords[k], all.Partitions[k]
+			d.Partitions[i] = all.Partitions[k]
+		}
+		if !partitionsOnly {
+			d.NumRecords = make([]int64, len(kept))
+			for i, k := range kept {
+				d.NumRecords[i] = all.NumRecords[k]
+			}
 		}
 		return d, nil
 	}

@@ -59,7 +59,7 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 	if seg.Checkpoint != nil {
 		go func() {
 			var err error
-			fetched, err = checkpoint.Fetch(ctx, st, *seg.Checkpoint, false)
+			fetched, err = checkpoint.Fetch(ctx, st, *seg.Checkpoint, checkpoint.NoDetails)
 			fetchErr <- err
 		}()
 	} else {
@@ -99,13 +99,21 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 	snap.tail = r.details
 	if seg.Checkpoint != nil {
 		cp := *seg.Checkpoint
-		opts.Details = true
-		snap.headDetails = func(ctx context.Context) (*Details, error) {
+		snap.headDetails = func(ctx context.Context, partitionsOnly bool) (*Details, error) {
+			opts := opts
+			opts.Details = checkpoint.AllDetails
+			if partitionsOnly {
+				opts.Details = checkpoint.Partitions
+			}
 			res, err := checkpoint.Read(ctx, st, cp, opts)
 			if err != nil {
 				return nil, fmt.Errorf("details of v%d: %w", seg.Version, err)
 			}
-			return &Details{NumRecords: res.NumRecords, Partitions: res.Partitions}, nil
+			d := &Details{NumRecords: res.NumRecords, Partitions: res.Partitions}
+			if partitionsOnly {
+				d.NumRecords = nil // all -1: none were read
+			}
+			return d, nil
 		}
 	}
 	return snap, nil

@@ -24,12 +24,9 @@ func (s *Snapshot) Details(ctx context.Context) (*Details, error) {
 	if d != nil {
 		return d, nil
 	}
-	head := &Details{}
-	if s.headDetails != nil {
-		var err error
-		if head, err = s.headDetails(ctx); err != nil {
-			return nil, err
-		}
+	head, err := s.head(ctx, false)
+	if err != nil {
+		return nil, err
 	}
 	n := len(head.NumRecords) + len(s.tail.NumRecords)
 	if n != len(s.Files) || len(head.Partitions)+len(s.tail.Partitions) != n {
@@ -43,6 +40,43 @@ func (s *Snapshot) Details(ctx context.Context) (*Details, error) {
 	s.details = d
 	s.detailsMu.Unlock()
 	return d, nil
+}
+
+// Partitions returns the files' partition values (index-aligned with
+// Files), reading no numRecords: from a checkpoint, the partition values
+// columns are a small part of it, and the stats are most of it. They come
+// from the details when those were read.
+func (s *Snapshot) Partitions(ctx context.Context) ([]*Partition, error) {
+	s.detailsMu.Lock()
+	d, parts := s.details, s.partitions
+	s.detailsMu.Unlock()
+	if d != nil {
+		return d.Partitions, nil
+	}
+	if parts != nil || len(s.Files) == 0 {
+		return parts, nil
+	}
+	head, err := s.head(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(head.Partitions) + len(s.tail.Partitions); n != len(s.Files) {
+		return nil, fmt.Errorf("partition values of v%d: %d for %d files", s.Version, n, len(s.Files))
+	}
+	parts = append(append(make([]*Partition, 0, len(s.Files)), head.Partitions...), s.tail.Partitions...)
+	s.detailsMu.Lock()
+	s.partitions = parts
+	s.detailsMu.Unlock()
+	return parts, nil
+}
+
+// head returns the details of the files before the tail's, or only their
+// partition values.
+func (s *Snapshot) head(ctx context.Context, partitionsOnly bool) (*Details, error) {
+	if s.headDetails == nil {
+		return &Details{}, nil
+	}
+	return s.headDetails(ctx, partitionsOnly)
 }
 
 // DetailsOf returns the numRecords (-1 when unknown) and partition values

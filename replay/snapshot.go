@@ -38,11 +38,13 @@ type Snapshot struct {
 
 	// tail holds the details of the files from commits (the end of
 	// Files); headDetails reads those of the files before them (from the
-	// checkpoint, or the older snapshot advanced from).
+	// checkpoint, or the older snapshot advanced from): all of them, or
+	// with partitionsOnly their partition values (NumRecords nil).
 	tail        Details
-	headDetails func(context.Context) (*Details, error)
+	headDetails func(ctx context.Context, partitionsOnly bool) (*Details, error)
 	detailsMu   sync.Mutex
-	details     *Details // GUARDED_BY(detailsMu)
+	details     *Details            // GUARDED_BY(detailsMu)
+	partitions  []*action.Partition // GUARDED_BY(detailsMu); read alone, before details
 }
 
 // Find returns the live file with the given path, or nil. The first call

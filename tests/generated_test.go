@@ -378,6 +378,12 @@ func TestCheckpointRowGroupsWithDrops(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Partition values alone first (what the mount's layout reads),
+		// then all the details.
+		parts, err := snap.Partitions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
 		details, err := snap.Details(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -392,6 +398,31 @@ func TestCheckpointRowGroupsWithDrops(t *testing.T) {
 			}
 			if got := *details.Partitions[i].Map()["p"]; got != fmt.Sprint(n%3) {
 				t.Errorf("v%d %s: partition p=%s, want %d", v, f.Path, got, n%3)
+			}
+			if got := *parts[i].Map()["p"]; got != fmt.Sprint(n%3) {
+				t.Errorf("v%d %s: partition alone p=%s, want %d", v, f.Path, got, n%3)
+			}
+		}
+	}
+	// One table, each version advanced from the one before: partition
+	// values alone come from the older snapshot's, for the files kept.
+	table, _ := openTable(t, dir)
+	for _, v := range gen.Versions() {
+		snap, err := table.Snapshot(context.Background(), v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := snap.Partitions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range snap.Files {
+			var n int
+			if _, err := fmt.Sscanf(f.Path, "p=%d/f%02d.parquet", new(int), &n); err != nil {
+				t.Fatal(err)
+			}
+			if got := *parts[i].Map()["p"]; got != fmt.Sprint(n%3) {
+				t.Errorf("advanced v%d %s: partition p=%s, want %d", v, f.Path, got, n%3)
 			}
 		}
 	}
