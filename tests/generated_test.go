@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
 	"github.com/deltafs/deltafs/versions"
@@ -367,6 +368,23 @@ func TestCheckpointRowGroupsWithDrops(t *testing.T) {
 	mustCommit(t, gen, deltagen.Remove(name(41), 4),
 		deltagen.AddFileDV(name(41), 141, 4, map[string]*string{"p": deltagen.Str("2")}, deltagen.Stats(0, 41), dv))
 
+	// fileNumber is the n of a file named by name(n): it has n+1 records
+	// and lies in partition p=n%3.
+	fileNumber := func(f replay.File) int {
+		var n int
+		if _, err := fmt.Sscanf(f.Path, "p=%d/f%02d.parquet", new(int), &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	checkParts := func(what string, v int64, snap *replay.Snapshot, parts []*replay.Partition) {
+		for i, f := range snap.Files {
+			if got, n := *parts[i].Map()["p"], fileNumber(f); got != fmt.Sprint(n%3) {
+				t.Errorf("v%d %s: %s p=%s, want %d", v, f.Path, what, got, n%3)
+			}
+		}
+	}
+
 	// A new table per version, so that each version is built from the
 	// checkpoint rather than advanced from the version before.
 	for _, v := range gen.Versions() {
@@ -384,23 +402,15 @@ func TestCheckpointRowGroupsWithDrops(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkParts("partition values alone", v, snap, parts)
 		details, err := snap.Details(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkParts("details' partition values", v, snap, details.Partitions)
 		for i, f := range snap.Files {
-			var n int
-			if _, err := fmt.Sscanf(f.Path, "p=%d/f%02d.parquet", new(int), &n); err != nil {
-				t.Fatal(err)
-			}
-			if got := details.NumRecords[i]; got != int64(n+1) {
+			if got, n := details.NumRecords[i], fileNumber(f); got != int64(n+1) {
 				t.Errorf("v%d %s: numRecords %d, want %d", v, f.Path, got, n+1)
-			}
-			if got := *details.Partitions[i].Map()["p"]; got != fmt.Sprint(n%3) {
-				t.Errorf("v%d %s: partition p=%s, want %d", v, f.Path, got, n%3)
-			}
-			if got := *parts[i].Map()["p"]; got != fmt.Sprint(n%3) {
-				t.Errorf("v%d %s: partition alone p=%s, want %d", v, f.Path, got, n%3)
 			}
 		}
 	}
@@ -416,14 +426,6 @@ func TestCheckpointRowGroupsWithDrops(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, f := range snap.Files {
-			var n int
-			if _, err := fmt.Sscanf(f.Path, "p=%d/f%02d.parquet", new(int), &n); err != nil {
-				t.Fatal(err)
-			}
-			if got := *parts[i].Map()["p"]; got != fmt.Sprint(n%3) {
-				t.Errorf("advanced v%d %s: partition p=%s, want %d", v, f.Path, got, n%3)
-			}
-		}
+		checkParts("advanced, partition values alone", v, snap, parts)
 	}
 }
