@@ -93,6 +93,20 @@ func (s *Snapshot) DetailsOf(ctx context.Context, path string) (numRecords int64
 	return d.NumRecords[i], d.Partitions[i], true, nil
 }
 
+// PartitionOf returns the partition values of the live file at path (see
+// Partitions); ok is false when no live file has that path.
+func (s *Snapshot) PartitionOf(ctx context.Context, path string) (p *Partition, ok bool, err error) {
+	i := s.indexOf(path)
+	if i < 0 {
+		return nil, false, nil
+	}
+	parts, err := s.Partitions(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	return parts[i], true, nil
+}
+
 // SetDetails gives a snapshot built by hand (a test's) its details.
 func (s *Snapshot) SetDetails(d *Details) {
 	s.detailsMu.Lock()

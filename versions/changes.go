@@ -106,7 +106,7 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 		if f == nil {
 			continue // not live before: the remove changed nothing
 		}
-		_, p, _, err := prev.DetailsOf(ctx, path)
+		p, _, err := prev.PartitionOf(ctx, path)
 		if err != nil {
 			return nil, err
 		}
