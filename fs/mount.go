@@ -82,8 +82,8 @@ type Options struct {
 	// queries over a table (DuckDB's count(*) over 96 files: 1.16x the
 	// local disk instead of 1.99x). In exchange reads go through the page
 	// cache: no passthrough of local files, no direct I/O, so a first
-	// sequential read of a large file is slower (a local one 0.21x the
-	// disk's speed instead of 0.91x: BENCHMARKS.md). It holds for the
+	// sequential read of a large file is slower (a local one 0.2-0.3x the
+	// disk's speed instead of about 0.9x: BENCHMARKS.md). It holds for the
 	// whole mount: the kernel stops sending OPEN at the first ENOSYS.
 	NoOpen bool
 

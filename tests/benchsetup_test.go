@@ -3,6 +3,7 @@ package tests
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -46,4 +47,11 @@ func cachedBenchDir(b testing.TB, name string, fill func(dir string) error) stri
 		b.Fatal(err)
 	}
 	return dir
+}
+
+// median is the middle value of xs (the upper one of an even count).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

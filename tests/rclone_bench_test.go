@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -132,11 +131,4 @@ func writeSparseFiles(t *testing.T, root string, files []replay.File) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// median is the middle value of xs (the upper one of an even count).
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

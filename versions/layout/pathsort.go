@@ -29,7 +29,7 @@ func PathOrder(files []replay.File) []int {
 // over strs in the order given; only runs still tied after 16 bytes read
 // strings again.
 func Order(strs []string) []int {
-	ks := make([]pathKey, len(strs))
+	ks := make([]sortKey, len(strs))
 	for i := range ks {
 		ks[i].i = int32(i)
 	}
@@ -38,7 +38,7 @@ func Order(strs []string) []int {
 		for i, p := range strs {
 			ks[i].key, ks[i].next = key8(p, depth), key8(p, depth+8)
 		}
-		var scratch []pathKey
+		var scratch []sortKey
 		sortRun(strs, ks, depth, true, true, &scratch)
 	}
 	order := make([]int, len(ks))
@@ -48,9 +48,9 @@ func Order(strs []string) []int {
 	return order
 }
 
-// pathKey is a string's index, the 8 bytes of it being sorted on, and
+// sortKey is a string's index, the 8 bytes of it being sorted on, and
 // the 8 bytes after them where read together (see sortRun).
-type pathKey struct {
+type sortKey struct {
 	key  uint64
 	next uint64
 	i    int32
@@ -67,7 +67,7 @@ const parallelRunMin = 1 << 14
 // keys come from the strings, read in sorted order, scattered in memory,
 // once per 8 bytes. A key whose last byte is 0 is a string that ends
 // within it (strs hold no NUL): equal keys of that kind are equal strings.
-func sortRun(strs []string, ks []pathKey, depth int, keyed, hasNext bool, scratch *[]pathKey) {
+func sortRun(strs []string, ks []sortKey, depth int, keyed, hasNext bool, scratch *[]sortKey) {
 	if len(ks) < 2 {
 		return
 	}
@@ -119,7 +119,7 @@ func sortRun(strs []string, ks []pathKey, depth int, keyed, hasNext bool, scratc
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Go(func() {
-			var own []pathKey
+			var own []sortKey
 			for r := range next {
 				sortRun(strs, ks[r.lo:r.hi], depth+8, hasNext, false, &own)
 			}
@@ -133,7 +133,7 @@ func sortRun(strs []string, ks []pathKey, depth int, keyed, hasNext bool, scratc
 }
 
 // nextKeys moves each key's next 8 bytes into its key.
-func nextKeys(ks []pathKey) {
+func nextKeys(ks []sortKey) {
 	for j := range ks {
 		ks[j].key = ks[j].next
 	}
@@ -141,7 +141,7 @@ func nextKeys(ks []pathKey) {
 
 // commonPrefix is the length of the prefix the strings of ks share, knowing
 // they share at least known bytes.
-func commonPrefix(strs []string, ks []pathKey, known int) int {
+func commonPrefix(strs []string, ks []sortKey, known int) int {
 	first := strs[ks[0].i]
 	n := len(first)
 	for _, k := range ks[1:] {
@@ -183,7 +183,7 @@ func key8(p string, depth int) uint64 {
 // (16-bit digits for a long slice, 8-bit ones for a short one, whose
 // counting table would cost more to clear than its passes save), skipping
 // the digits all keys share.
-func radixSort(ks []pathKey, scratch *[]pathKey) {
+func radixSort(ks []sortKey, scratch *[]sortKey) {
 	if len(ks) < 64 {
 		for i := 1; i < len(ks); i++ { // insertion sort
 			for j := i; j > 0 && ks[j].key < ks[j-1].key; j-- {
@@ -193,7 +193,7 @@ func radixSort(ks []pathKey, scratch *[]pathKey) {
 		return
 	}
 	if cap(*scratch) < len(ks) {
-		*scratch = make([]pathKey, len(ks))
+		*scratch = make([]sortKey, len(ks))
 	}
 	bits := 8
 	if len(ks) >= 1<<16 {
@@ -228,7 +228,7 @@ func radixSort(ks []pathKey, scratch *[]pathKey) {
 }
 
 // keysSorted reports whether ks is already ordered by key.
-func keysSorted(ks []pathKey) bool {
+func keysSorted(ks []sortKey) bool {
 	for j := 1; j < len(ks); j++ {
 		if ks[j].key < ks[j-1].key {
 			return false
