@@ -139,7 +139,9 @@ func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *l
 		if err != nil {
 			return nil, fmt.Errorf("column %v: %w", col.Path(), err)
 		}
-		if err := l.addPage(page, kind); err != nil {
+		err = l.addPage(page, kind)
+		parquet.Release(page)
+		if err != nil {
 			return nil, fmt.Errorf("column %v: %w", col.Path(), err)
 		}
 	}
