@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/fs"
-	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/spf13/pflag"
 )
@@ -162,23 +159,6 @@ func parseSize(s string) (int64, error) {
 	return n << shift, nil
 }
 
-// memoryHeadroom is what a mount needs beyond its data and snapshots: the
-// runtime, listings, requests in flight.
-const memoryHeadroom = 128 << 20
-
-// setMemoryLimit gives the Go runtime a soft memory limit from the flags
-// (unless GOMEMLIMIT sets one): the bound on data file bytes, twice the
-// latest snapshot, and headroom. Without it the heap grows to twice what
-// it holds before collecting, and a sequential reader discards blocks at
-// the speed it reads: a 1 GiB read took the process to about 900 MiB
-// against a bound of 544 MiB (BENCHMARKS.md). Past the limit the runtime
-// collects more often; it never fails an allocation.
-func setMemoryLimit(opts fs.Options, snap *replay.Snapshot) {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(opts.MemoryBound() + 2*snap.MemoryBytes() + memoryHeadroom)
-	}
-}
-
 func runMount(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	surviveClosedOutput()
 	flags := pflag.NewFlagSet("mount", pflag.ContinueOnError)
@@ -250,7 +230,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		Debug:           mf.debug,
 		Logger:          logger,
 	}
-	setMemoryLimit(opts, snap)
+	setMemoryLimit(ctx, opts, snap)
 	srv, err := fs.Mount(ctx, dir, fs.StoreTable{Table: t, Store: st}, opts)
 	if err != nil {
 		return err
