@@ -34,7 +34,7 @@ func envInt(name string, def int) int {
 // benchFiles adds with stats and partition values, plus 9 commits. It is
 // generated once into $DELTAFS_BENCH_DIR (default: the OS temp dir) and
 // reused by later runs.
-func benchTable(b *testing.B) (string, *deltagen.BenchInfo) {
+func benchTable(b testing.TB) (string, *deltagen.BenchInfo) {
 	b.Helper()
 	dir := cachedBenchDir(b, "deltafs-bench-"+strconv.Itoa(benchFiles), func(dir string) error {
 		_, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: benchFiles})
