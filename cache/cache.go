@@ -55,6 +55,7 @@ func New[K Key, V any](maxBytes int64, cost func(V) int64) *Cache[K, V] {
 		MaxCost:            maxBytes,
 		BufferItems:        64,
 		IgnoreInternalCost: true, // costs are the caller's bytes, not ristretto's bookkeeping
+		Metrics:            true, // for Bytes
 	})
 	if err != nil {
 		// Only a malformed config fails, and the one above is not.
@@ -115,6 +116,17 @@ func (c *Cache[K, V]) Del(key K) {
 	if c.rc != nil {
 		c.rc.Del(key)
 	}
+}
+
+// Bytes is the cost of the values the cache holds now.
+func (c *Cache[K, V]) Bytes() int64 {
+	c.rcMu.RLock()
+	defer c.rcMu.RUnlock()
+	if c.rc == nil {
+		return 0
+	}
+	m := c.rc.Metrics
+	return int64(m.CostAdded() - m.CostEvicted())
 }
 
 // Stats returns the cache's counters.

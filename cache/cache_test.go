@@ -192,6 +192,34 @@ func TestBudgetEvicts(t *testing.T) {
 	if kept > 16 {
 		t.Fatalf("%d blocks of %d bytes kept under a budget of %d", kept, block, 16*block)
 	}
+	if got := c.Bytes(); got != int64(kept*block) {
+		t.Fatalf("Bytes() = %d with %d blocks of %d kept", got, kept, block)
+	}
+}
+
+// Bytes follows what the cache holds through sets, updates and deletes
+// (a budget with room for all: every set is admitted).
+func TestBytesCountsHeldValues(t *testing.T) {
+	c := New[string, []byte](1<<20, byteLen)
+	defer c.Close()
+	if got := c.Bytes(); got != 0 {
+		t.Fatalf("empty cache: Bytes() = %d", got)
+	}
+	for _, k := range []string{"a", "b", "c"} {
+		if !c.Set(k, make([]byte, 1000)) {
+			t.Fatalf("set %s refused", k)
+		}
+	}
+	c.Set("a", make([]byte, 3000)) // an update replaces the old cost
+	c.rc.Wait()
+	if got := c.Bytes(); got != 5000 {
+		t.Fatalf("after sets: Bytes() = %d, want 5000", got)
+	}
+	c.Del("b")
+	c.rc.Wait() // deletes apply asynchronously
+	if got := c.Bytes(); got != 4000 {
+		t.Fatalf("after a delete: Bytes() = %d, want 4000", got)
+	}
 }
 
 func TestZeroBudgetStillDeduplicates(t *testing.T) {

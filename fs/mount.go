@@ -87,6 +87,12 @@ type Options struct {
 	// whole mount: the kernel stops sending OPEN at the first ENOSYS.
 	NoOpen bool
 
+	// MemoryLimit, when positive, is the soft memory limit the mount gives
+	// the Go runtime for the process and keeps while it runs, raised with
+	// what the mount holds beyond its data (serve.Files.KeepMemoryLimit).
+	// Zero leaves the runtime's limit alone.
+	MemoryLimit int64
+
 	// AllowOther lets users other than the mounting one use the mount.
 	AllowOther bool
 	// Debug logs every FUSE request.
@@ -184,6 +190,9 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 		} else {
 			r.logf("direct I/O off: this kernel cannot mmap files opened with direct I/O (needs Linux 6.6); reading through the page cache")
 		}
+	}
+	if o.MemoryLimit > 0 {
+		r.files.KeepMemoryLimit(r.ctx, o.MemoryLimit)
 	}
 	// Start the refresher before anything can call Close, whose Wait must
 	// not race with the refresher's Add.

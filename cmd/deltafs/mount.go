@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/spf13/pflag"
 )
@@ -159,6 +161,20 @@ func parseSize(s string) (int64, error) {
 	return n << shift, nil
 }
 
+// memoryHeadroom is what a mount needs beyond its data and snapshots: the
+// runtime, listings, requests in flight.
+const memoryHeadroom = 128 << 20
+
+// memoryLimit is the soft memory limit a mount gives the Go runtime
+// (fs.Options.MemoryLimit): the bound on data file bytes, twice the latest
+// snapshot, and headroom; none when GOMEMLIMIT sets one.
+func memoryLimit(opts fs.Options, snap *replay.Snapshot) int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return 0
+	}
+	return opts.MemoryBound() + 2*snap.MemoryBytes() + memoryHeadroom
+}
+
 func runMount(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	surviveClosedOutput()
 	flags := pflag.NewFlagSet("mount", pflag.ContinueOnError)
@@ -230,7 +246,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		Debug:           mf.debug,
 		Logger:          logger,
 	}
-	setMemoryLimit(ctx, opts, snap)
+	opts.MemoryLimit = memoryLimit(opts, snap)
 	srv, err := fs.Mount(ctx, dir, fs.StoreTable{Table: t, Store: st}, opts)
 	if err != nil {
 		return err

@@ -39,6 +39,9 @@ func newViews(st Storage, cacheBytes int64, build parquetview.BuildOptions) *vie
 	}
 }
 
+// bytes is the memory the cached views and vectors take.
+func (vs *views) bytes() int64 { return vs.views.Bytes() + vs.vectors.Bytes() }
+
 func (vs *views) close() {
 	vs.views.Close()
 	vs.vectors.Close()

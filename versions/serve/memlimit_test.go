@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func TestKeepMemoryLimitFollowsTheLiveHeap(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const bound, data = 64 << 20, 16 << 20
-	keepMemoryLimit(ctx, bound, data)
+	keepMemoryLimit(ctx, bound, func() int64 { return data })
 	limitAfterGC := func(want func(int64) bool) int64 {
 		var got int64
 		for range 200 { // the cleanup runs after a collection, on its own goroutine
@@ -56,4 +56,31 @@ func TestKeepMemoryLimitFollowsTheLiveHeap(t *testing.T) {
 		t.Fatalf("after the mount ended the limit moved to %d", got)
 	}
 	runtime.KeepAlive(big)
+}
+
+// DataBytes counts the blocks a reader holds and the cache keeps, within
+// the bound, and drops to what the cache keeps when the reader closes.
+func TestDataBytesCountsBlocks(t *testing.T) {
+	st := newMemStorage(map[string]int{"f": 40 * testBlock})
+	files := New(context.Background(), st, Options{BlockSize: testBlock, ReadAhead: 8})
+	defer files.Close()
+	if got := files.DataBytes(); got != 0 {
+		t.Fatalf("before any read: DataBytes() = %d", got)
+	}
+	r := files.Open("f", 40*testBlock, nil)
+	buf := make([]byte, testBlock)
+	for off := int64(0); off < 6*testBlock; off += testBlock {
+		if _, err := r.Read(context.Background(), buf, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := int64(files.held.inUse()) * testBlock
+	if got := files.DataBytes(); got < held || got > MemoryBound(files.opts) {
+		t.Fatalf("reading: DataBytes() = %d, want from the %d bytes held to the bound %d", got, held, MemoryBound(files.opts))
+	}
+	r.Close()
+	waitUntil(t, "held blocks given back", func() bool { return files.held.inUse() == 0 })
+	if got, cached := files.DataBytes(), files.blocks.Bytes(); got != cached || cached == 0 {
+		t.Fatalf("closed: DataBytes() = %d, the cache holds %d", got, cached)
+	}
 }
