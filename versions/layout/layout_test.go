@@ -3,6 +3,7 @@ package layout
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestEscapePathName(t *testing.T) {
@@ -53,4 +54,27 @@ func FuzzParseSchema(f *testing.F) {
 		_ = columns(fields)
 		_ = notLonger(fields)
 	})
+}
+
+// A stored path already in its partition directory is the served name
+// itself, not a copy; any other gets the directory and its base name.
+func TestServedNameSharesTheStoredPath(t *testing.T) {
+	for _, c := range []struct{ dir, stored, want string }{
+		{"date=1/", "date=1/a.parquet", "date=1/a.parquet"},
+		{"date=1/", "date=2/a.parquet", "date=1/a.parquet"},
+		{"date=1/", "x/date=1/a.parquet", "date=1/a.parquet"},
+		{"date=1/", "date=1/sub/a.parquet", "date=1/a.parquet"},
+		{"date=1/", "a.parquet", "date=1/a.parquet"},
+		{"a=1/b=2/", "a=1/b=2/p.parquet", "a=1/b=2/p.parquet"},
+		{"", "a.parquet", "a.parquet"},
+		{"", "x/a.parquet", "a.parquet"},
+	} {
+		got := servedName(c.dir, c.stored)
+		if got != c.want {
+			t.Errorf("servedName(%q, %q) = %q, want %q", c.dir, c.stored, got, c.want)
+		}
+		if shared := unsafe.StringData(got) == unsafe.StringData(c.stored); shared != (c.want == c.stored) {
+			t.Errorf("servedName(%q, %q): shares the stored path: %v", c.dir, c.stored, shared)
+		}
+	}
 }
