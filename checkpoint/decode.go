@@ -59,12 +59,10 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	}
 	out := &Result{Tombstones: head.Tombstones, Actions: head.Actions}
 	out.Files = make([]action.File, total, total+opts.Reserve)
-	prefault(out.Files)
 	copy(out.Files, head.Files)
 	if opts.Details != NoDetails {
 		out.NumRecords = append(make([]int64, 0, total), head.NumRecords...)[:total]
 		out.Partitions = append(make([]*action.Partition, 0, total), head.Partitions...)[:total]
-		prefault(out.Partitions)
 	}
 	err = forEachJob(ctx, jobs, func(j *groupJob, pool *leafPool) error {
 		return decodeRowGroup(j, out, opts, pool)

@@ -9,8 +9,10 @@ import (
 // package does not name.
 const madvPopulateWrite = 23
 
-// prefault maps the whole pages of s's backing array writable in one
-// system call, best effort (older kernels refuse it; nothing changes).
+// prefault maps the whole pages under s (its length, not its capacity)
+// writable in one system call, best effort (older kernels refuse it;
+// nothing changes). Callers pass what they are about to fill, so that a
+// decode that fails commits no more memory than it would have written.
 //
 // A large new slice is fresh memory from the kernel. Filled one element
 // at a time while the garbage collector runs, each of its pages faults
@@ -19,12 +21,12 @@ const madvPopulateWrite = 23
 // that flushes the other cores' TLBs (an interrupt per core, dear in a
 // VM). That was a fifth of `deltafs ls` on a 1M-file checkpoint.
 func prefault[T any](s []T) {
-	if cap(s) == 0 {
+	if len(s) == 0 {
 		return
 	}
 	const page = 4096
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
-	end := start + uintptr(cap(s))*unsafe.Sizeof(s[:1][0])
+	end := start + uintptr(len(s))*unsafe.Sizeof(s[0])
 	lo, hi := (start+page-1)&^(page-1), end&^(page-1)
 	if hi > lo {
 		syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvPopulateWrite)
