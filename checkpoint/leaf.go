@@ -96,7 +96,17 @@ func (l *leaf) reset(maxDef, maxRep byte, numRecords bool) {
 
 // readLeaf decodes a column chunk of a row group into a leaf from pool (a
 // new one when pool is nil).
-func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *leafPool) (*leaf, error) {
+func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *leafPool) (l *leaf, err error) {
+	err = recovered(func() (err error) {
+		l, err = readPages(rg, col, numRecords, pool)
+		return err
+	})
+	return l, err
+}
+
+// readPages is readLeaf, whose parquet-go calls may panic on a malformed
+// file.
+func readPages(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *leafPool) (*leaf, error) {
 	l := pool.get(col)
 	l.reset(byte(col.MaxDefinitionLevel()), byte(col.MaxRepetitionLevel()), numRecords)
 	kind := col.Type().Kind()

@@ -2,7 +2,9 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -22,11 +24,29 @@ type parquetFile struct {
 // column chunks that replay needs (with details: partition values, and
 // stats).
 func fetchParquet(ctx context.Context, st Storage, p Part, details Detail) (*parquetFile, error) {
-	pf, err := fetchParquetFile(ctx, st, p, details)
+	var pf *parquetFile
+	err := recovered(func() (err error) {
+		pf, err = fetchParquetFile(ctx, st, p, details)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", p.Key, err)
 	}
 	return pf, nil
+}
+
+// checkFooterLength refuses a file whose trailer claims a footer longer
+// than the file: parquet-go allocates the length it reads before reading,
+// so a 12-byte file could make it allocate 4 GiB.
+func checkFooterLength(f io.ReaderAt, size int64) error {
+	var trailer [8]byte // footer length, little-endian, then the magic
+	if _, err := f.ReadAt(trailer[:], size-8); err != nil {
+		return err
+	}
+	if n := int64(binary.LittleEndian.Uint32(trailer[:4])); n > size-12 {
+		return fmt.Errorf("the footer claims %d bytes in a file of %d", n, size)
+	}
+	return nil
 }
 
 func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (*parquetFile, error) {
@@ -40,6 +60,9 @@ func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (
 			return nil, err
 		}
 	} else if err := sf.fetch([][2]int64{{p.Size - min(footerGuess, p.Size), min(footerGuess, p.Size)}}); err != nil {
+		return nil, err
+	}
+	if err := checkFooterLength(sf, p.Size); err != nil {
 		return nil, err
 	}
 	f, err := parquet.OpenFile(sf, p.Size,
@@ -132,4 +155,17 @@ func maxColumnIndex(cols *columns) int {
 		m = max(m, c.Index())
 	}
 	return m
+}
+
+// recovered runs fn and turns a panic in it into an error. parquet-go
+// panics on some malformed files (FuzzReadParquet found a footer that
+// slices out of range), and a panic in one of the reader's goroutines
+// would end the process: a broken checkpoint would take a mount down.
+func recovered(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed Parquet: the reader failed (%v)", p)
+		}
+	}()
+	return fn()
 }
