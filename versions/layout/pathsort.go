@@ -30,14 +30,8 @@ func PathOrder(files []replay.File) []int {
 // strings again.
 func Order(strs []string) []int {
 	ks := make([]sortKey, len(strs))
-	for i := range ks {
-		ks[i].i = int32(i)
-	}
 	if len(ks) > 1 {
-		depth := commonPrefix(strs, ks, 0)
-		for i, p := range strs {
-			ks[i].key, ks[i].next = key8(p, depth), key8(p, depth+8)
-		}
+		depth := keyAll(strs, ks)
 		var scratch []sortKey
 		sortRun(strs, ks, depth, true, true, &scratch)
 	}
@@ -139,20 +133,30 @@ func nextKeys(ks []sortKey) {
 	}
 }
 
-// commonPrefix is the length of the prefix the strings of ks share, knowing
-// they share at least known bytes.
-func commonPrefix(strs []string, ks []sortKey, known int) int {
-	first := strs[ks[0].i]
-	n := len(first)
-	for _, k := range ks[1:] {
-		p := strs[k.i]
-		n = min(n, len(p))
-		if !strings.HasPrefix(p, first[:n]) { // memequal; shrinks rarely
-			k := min(known, n)
-			n = k + sharedFrom(p, first, k)
+// keyAll fills ks with the index of each string and its first two keys
+// after the prefix all strings share, and returns that prefix's length.
+// The prefix is guessed from a few strings spread over strs, and checked
+// while the keys are read: one pass over strs, where finding the prefix
+// and then reading the keys took two (strs do not fit in a cache). A guess
+// too long, found by the check, costs the second pass after all.
+func keyAll(strs []string, ks []sortKey) int {
+	const samples = 64
+	step := max(len(strs)/samples, 1)
+	guess := len(strs[0])
+	for i := step; i < len(strs); i += step {
+		guess = min(guess, len(strs[i]))
+		guess = sharedFrom(strs[i][:guess], strs[0][:guess], 0)
+	}
+	first, n := strs[0][:guess], guess
+	for i, p := range strs {
+		if !strings.HasPrefix(p, first[:n]) {
+			n = sharedFrom(p, first, 0)
 		}
-		if n == known {
-			break
+		ks[i] = sortKey{key: key8(p, guess), next: key8(p, guess+8), i: int32(i)}
+	}
+	if n < guess {
+		for i, p := range strs {
+			ks[i].key, ks[i].next = key8(p, n), key8(p, n+8)
 		}
 	}
 	return n

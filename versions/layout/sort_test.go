@@ -103,3 +103,42 @@ func checkPathOrder(t *testing.T, files []replay.File) {
 		}
 	}
 }
+
+// keyAll's prefix is the one all strings share, also when a string the
+// guess did not look at parts earlier (then the keys are read again).
+func TestKeyAllFindsTheSharedPrefix(t *testing.T) {
+	paths := make([]string, 10_000)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("region=eu/date=2024-01-%02d/part-%05d.parquet", i%3, i)
+	}
+	for _, c := range []struct {
+		at   int
+		path string
+		want int
+	}{
+		{-1, "", len("region=eu/date=2024-01-0")},
+		{5001, "region=us/date=2024-01-01/part-x.parquet", len("region=")}, // not a sampled index
+		{0, "region=eu/date=2024-01-0", len("region=eu/date=2024-01-0")},   // the first one is shortest
+		{7777, "r", 1},
+		{9999, "", 0},
+	} {
+		strs := slices.Clone(paths)
+		if c.at >= 0 {
+			strs[c.at] = c.path
+		}
+		ks := make([]sortKey, len(strs))
+		if got := keyAll(strs, ks); got != c.want {
+			t.Errorf("%q at %d: prefix %d, want %d", c.path, c.at, got, c.want)
+		}
+		for i, k := range ks {
+			if k.i != int32(i) || k.key != key8(strs[i], c.want) || k.next != key8(strs[i], c.want+8) {
+				t.Fatalf("%q at %d: key %d wrong", c.path, c.at, i)
+			}
+		}
+		files := make([]replay.File, len(strs))
+		for i, s := range strs {
+			files[i].Path = s
+		}
+		checkPathOrder(t, files)
+	}
+}
