@@ -18,8 +18,9 @@ import (
 // of its subdirectories (prefix "date=2024-01-01/"). It keeps no tree of its
 // own. A snapshot's files are sorted by path, so the files under a prefix
 // are one contiguous run files[lo:hi]; a lookup is a binary search in the
-// run and a listing is one pass over it. Everything is immutable, so the
-// node needs no lock.
+// run (after a look where the previous one ended) and a listing is one
+// pass over it. Everything but that hint is immutable, so the node needs
+// no lock.
 type dirNode struct {
 	fusefs.Inode
 	readOnlyDir
@@ -36,7 +37,7 @@ type dirNode struct {
 	// next is where the last Lookup of a file found it, plus one: a
 	// READDIRPLUS looks up the files of a listing in order, and the next
 	// one is there, one name compared instead of a binary search's
-	// twenty, each a cache miss (the names lie scattered in memory).
+	// dozen or more, each a cache miss (the names lie scattered in memory).
 	next atomic.Int64
 }
 
