@@ -44,13 +44,14 @@ const resolveFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESO
 // never make the file a controlling terminal.
 const openFlags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_NOCTTY
 
-// open opens the regular file at key, relative to the root.
-func (l *localRoot) open(key string) (*os.File, error) {
-	fd, _, err := l.openFd(key)
+// open opens the regular file at key, relative to the root, and returns
+// its size.
+func (l *localRoot) open(key string) (*os.File, int64, error) {
+	fd, st, err := l.openFd(key)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return os.NewFile(uintptr(fd), filepath.Join(l.dir, key)), nil
+	return os.NewFile(uintptr(fd), filepath.Join(l.dir, key)), st.Size, nil
 }
 
 // openFd opens the regular file at key as a bare descriptor, with its

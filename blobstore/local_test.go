@@ -63,7 +63,7 @@ func TestLocalReadsStayInTheFolder(t *testing.T) {
 		if o, err := st.Stat(ctx, key); err != nil || o.Size != int64(len(want)) {
 			t.Errorf("Stat(%s) = %+v, %v", key, o, err)
 		}
-		f, err := st.OpenLocal(key)
+		f, _, err := st.OpenLocal(key)
 		if err != nil {
 			t.Errorf("OpenLocal(%s): %v", key, err)
 		} else {
@@ -86,7 +86,7 @@ func TestLocalReadsStayInTheFolder(t *testing.T) {
 		_, errRead := st.Read(ctx, key)
 		_, errRange := st.ReadRange(ctx, key, 0, 10)
 		_, errStat := st.Stat(ctx, key)
-		_, errOpen := st.OpenLocal(key)
+		_, _, errOpen := st.OpenLocal(key)
 		for _, err := range []error{errRead, errRange, errStat, errOpen} {
 			if err == nil || !strings.Contains(err.Error(), why) {
 				t.Errorf("%s: %v, want %q", key, err, why)

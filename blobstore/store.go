@@ -129,18 +129,18 @@ func (s *Store) Location() string { return s.location }
 func (s *Store) HasLocalFiles() bool { return s.local != nil && s.latency == 0 }
 
 // OpenLocal opens the file that holds key, for a store of local files, so
-// that a caller may hand it to the kernel. The rules of every local read
-// hold: no symbolic link, nothing outside the table folder, only a regular
-// file. Reads of it are not counted.
-func (s *Store) OpenLocal(key string) (*os.File, error) {
+// that a caller may hand it to the kernel, and returns its size as opened.
+// The rules of every local read hold: no symbolic link, nothing outside
+// the table folder, only a regular file. Reads of it are not counted.
+func (s *Store) OpenLocal(key string) (*os.File, int64, error) {
 	if !s.HasLocalFiles() {
-		return nil, fmt.Errorf("%s: not a local file", s.objectURL(key))
+		return nil, 0, fmt.Errorf("%s: not a local file", s.objectURL(key))
 	}
-	f, err := s.local.open(key)
+	f, size, err := s.local.open(key)
 	if err != nil {
-		return nil, s.wrap(key, err)
+		return nil, 0, s.wrap(key, err)
 	}
-	return f, nil
+	return f, size, nil
 }
 
 // Close releases the bucket.

@@ -265,20 +265,14 @@ func (n *fileNode) checkSize() (*os.File, syscall.Errno) {
 	if !ok {
 		return nil, 0
 	}
-	f, err := open()
-	var info os.FileInfo
-	if err == nil {
-		if info, err = f.Stat(); err != nil {
-			f.Close()
-		}
-	}
+	f, size, err := open()
 	switch {
 	case err != nil:
 		n.root.logf("v%d/%s: %v", n.version, n.name, err)
 		return nil, n.readErrno(err)
-	case info.Size() != n.f.Size:
+	case size != n.f.Size:
 		f.Close()
-		n.root.logf("v%d/%s: %s is %d bytes, the log says %d: not served", n.version, n.name, n.f.Path, info.Size(), n.f.Size)
+		n.root.logf("v%d/%s: %s is %d bytes, the log says %d: not served", n.version, n.name, n.f.Path, size, n.f.Size)
 		return nil, syscall.EIO
 	}
 	return f, 0

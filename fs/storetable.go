@@ -34,11 +34,11 @@ func (t StoreTable) ReadRangeOf(ctx context.Context, path string, off, n, size i
 	return serve.StoreStorage{Store: t.Store}.ReadRangeOf(ctx, path, off, n, size)
 }
 
-func (t StoreTable) LocalFile(path string) (func() (*os.File, error), bool) {
+func (t StoreTable) LocalFile(path string) (func() (*os.File, int64, error), bool) {
 	if action.IsExternal(path) || !t.Store.HasLocalFiles() {
 		return nil, false
 	}
-	return func() (*os.File, error) { return t.Store.OpenLocal(path) }, true
+	return func() (*os.File, int64, error) { return t.Store.OpenLocal(path) }, true
 }
 
 func (t StoreTable) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {

@@ -53,7 +53,7 @@ type AbsoluteReader interface {
 // as fast as reading it directly; path is replay.File.Path, and ok is
 // false for a file to be read through the Table. open opens it under the
 // same rules as every read of the Table (no link followed, nothing outside
-// the table, only a regular file).
+// the table, only a regular file) and returns its size.
 type LocalFiler interface {
-	LocalFile(path string) (open func() (*os.File, error), ok bool)
+	LocalFile(path string) (open func() (f *os.File, size int64, err error), ok bool)
 }
