@@ -19,8 +19,8 @@ import (
 // own. A snapshot's files are sorted by path, so the files under a prefix
 // are one contiguous run files[lo:hi]; a lookup is a binary search in the
 // run (after a look where the previous one ended) and a listing is one
-// pass over it. Everything but that hint is immutable, so the node needs
-// no lock.
+// pass over it. Everything but that hint and the kept listing
+// (dirlisting.go) is immutable.
 type dirNode struct {
 	fusefs.Inode
 	readOnlyDir
@@ -39,6 +39,8 @@ type dirNode struct {
 	// one is there, one name compared instead of a binary search's
 	// dozen or more, each a cache miss (the names lie scattered in memory).
 	next atomic.Int64
+
+	listing keptListing
 }
 
 // tree is what the nodes of one served tree of files share: a version
@@ -167,9 +169,10 @@ func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno)
 
 // OpendirHandle opens the directory for listing with the kernel told to
 // keep the listing: a version never changes, so a second listing (a glob
-// that walks the tree again) costs no round trip but the open.
+// that walks the tree again) costs no round trip but the open, and the
+// handle lists only if the kernel reads it.
 func (d *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	return &listHandle{entries: d.entries()}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+	return &listHandle{list: d.keptEntries}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
 // entries lists the directory in one pass over its run of files,

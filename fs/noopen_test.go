@@ -131,3 +131,31 @@ func TestNoOpenReaderGivesBlocksBack(t *testing.T) {
 	}
 	waitUntil(t, 5*time.Second, "held blocks given back", func() bool { return m.root.files.HeldBlocks() == 0 })
 }
+
+// A long listing is built once however the kernel reads it: without
+// opens it asks for a page of entries at a time, each READDIR through a
+// handle of its own, and with opens a second listing comes from its cache,
+// after an OPENDIR that must not build it again.
+func TestLongListingBuiltOnce(t *testing.T) {
+	tbl := standardTable(t)
+	var many []fakeFile
+	for i := range 3000 {
+		many = append(many, fakeFile{path: fmt.Sprintf("flat/file-with-a-long-name-%05d.parquet", i), size: 10, modTime: mtime1, records: 1})
+	}
+	tbl.addVersion(t, "WRITE", many, true)
+	for _, noOpen := range []bool{true, false} {
+		m := mountFake(t, tbl, Options{NoOpen: noOpen, Debug: true, RefreshInterval: -1})
+		for range 2 {
+			if got := len(strings.Fields(names(t, m.path("v/2/flat")))); got != len(many) {
+				t.Fatalf("NoOpen=%v: listed %d files, want %d", noOpen, got, len(many))
+			}
+		}
+		readdirs := fuseRequests(m, "READDIRPLUS") + fuseRequests(m, "READDIR")
+		if readdirs < 20 {
+			t.Errorf("NoOpen=%v: %d READDIR requests for %d long names, want many", noOpen, readdirs, len(many))
+		}
+		if n := m.root.listings.Load(); n != 1 {
+			t.Errorf("NoOpen=%v: the listing was built %d times over %d READDIRs, want once", noOpen, n, readdirs)
+		}
+	}
+}

@@ -30,8 +30,9 @@ type root struct {
 	ctx    context.Context // background work: refresher, read-ahead
 	cancel context.CancelFunc
 
-	directIO atomic.Bool // data files open with direct I/O (Options.DirectIO, and the kernel allows mmap of them)
-	mounted  time.Time   // mtime of the root, v/ and latest
+	directIO atomic.Bool  // data files open with direct I/O (Options.DirectIO, and the kernel allows mmap of them)
+	listings atomic.Int64 // version directory listings built (keptListing), for tests
+	mounted  time.Time    // mtime of the root, v/ and latest
 
 	latest   *latestNode
 	versions *versionsNode
