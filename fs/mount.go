@@ -207,10 +207,7 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 // mountTree mounts the node tree at dir, as fusefs.Mount does, with directory
 // opens left to the kernel under Options.NoOpen (noOpendirFS).
 func mountTree(dir string, r *root, opts *fusefs.Options) (*fuse.Server, error) {
-	var raw fuse.RawFileSystem = fusefs.NewNodeFS(r, opts)
-	if r.opts.NoOpen {
-		raw = noOpendirFS{raw}
-	}
+	raw := noOpendirFS{fusefs.NewNodeFS(r, opts)}
 	srv, err := fuse.NewServer(raw, dir, &opts.MountOptions)
 	if err != nil {
 		return nil, err
