@@ -167,10 +167,9 @@ func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno)
 	return fusefs.NewListDirStream(d.entries()), 0
 }
 
-// OpendirHandle opens the directory for listing with the kernel told to
-// keep the listing: a version never changes, so a second listing (a glob
-// that walks the tree again) costs no round trip but the open, and the
-// handle lists only if the kernel reads it.
+// OpendirHandle opens the directory for listing (noOpendirFS opens one
+// per READDIR) with the kernel told to keep the listing: a version never
+// changes. The handle lists only when read.
 func (d *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
 	return &listHandle{list: d.keptEntries}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }

@@ -29,17 +29,18 @@
 // per open file, views of files with deletion vectors or renamed columns):
 // fs opens a serve.Reader per open file (per node, for reads without an
 // open) and maps its errors to errno. A
-// plain data file of a local table is handed to the kernel instead (FUSE
-// passthrough), opened under the store's rules.
+// plain data file of a local table, 1 MiB or more, is handed to the kernel
+// instead (FUSE passthrough), opened under the store's rules.
 //
 // One node kind per file: root.go, latest.go, versions.go (v/), dir.go
 // (version directories, their subdirectories, and any tree served as one),
 // file.go (data files), at.go, changes.go, history.go. Round trips are
 // what a mount costs: links are cached by the kernel (refresh invalidates
-// latest), version listings are kept (FOPEN_CACHE_DIR), FLUSH is refused
-// once, and extended attributes can be turned off (Options.NoXAttrs).
-// Options.NoOpen leaves opens to the kernel (no_open, no_opendir;
-// noopendir.go lists a directory without a handle), and a mount's
+// latest), directories are opened by the kernel, which keeps their
+// listings (no_opendir; noopendir.go lists a directory without a handle),
+// FLUSH is refused once, and extended attributes can be turned off
+// (Options.NoXAttrs). Options.NoOpen leaves file opens to the kernel
+// too (no_open), and a mount's
 // read-ahead is raised to 1 MiB READs (readahead.go). Shared state hangs
 // off the root node; there are no package globals. Everything is read-only: operations that would change the tree
 // return EROFS (readonly.go), and the mount itself is read-only.

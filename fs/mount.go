@@ -75,12 +75,12 @@ type Options struct {
 	// kernel stops asking at the first: `ls -lR` of 100,000 files 0.6 s
 	// instead of 5 s (BENCHMARKS.md).
 	NoXAttrs bool
-	// NoOpen lets the kernel open files and directories without asking
-	// deltafs (FUSE no_open, no_opendir): an open costs no round trip, and
-	// what the kernel cached of a file or a listing is kept from one open
-	// to the next, which suits many opens of small files and repeated
-	// queries over a table (DuckDB's count(*) over 96 files: 1.16x the
-	// local disk instead of 1.99x). In exchange reads go through the page
+	// NoOpen lets the kernel open files without asking deltafs (FUSE
+	// no_open; directories it always opens itself, noopendir.go): an open
+	// costs no round trip, and what the kernel cached of a file is kept
+	// from one open to the next, which suits many opens of small files and
+	// repeated queries over a table (DuckDB's count(*) over 96 files: about
+	// 1.1x the local disk instead of 1.4x). In exchange reads go through the page
 	// cache: no passthrough of local files, no direct I/O, so a first
 	// sequential read of a large file is slower (a local one 0.2-0.3x the
 	// disk's speed instead of about 0.9x: BENCHMARKS.md). It holds for the
@@ -205,7 +205,7 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 }
 
 // mountTree mounts the node tree at dir, as fusefs.Mount does, with directory
-// opens left to the kernel under Options.NoOpen (noOpendirFS).
+// opens left to the kernel (noOpendirFS).
 func mountTree(dir string, r *root, opts *fusefs.Options) (*fuse.Server, error) {
 	raw := noOpendirFS{fusefs.NewNodeFS(r, opts)}
 	srv, err := fuse.NewServer(raw, dir, &opts.MountOptions)

@@ -7,12 +7,13 @@ import (
 )
 
 // noOpendirFS is go-fuse's node file system with directory opens left to
-// the kernel (Options.NoOpen): OPENDIR answers ENOSYS, after which the
-// kernel opens directories on its own, keeps their listings (as for
-// FOPEN_CACHE_DIR) until refresh invalidates them, and sends READDIR
-// without a handle. go-fuse lists only through a handle, so each such
-// READDIR opens one for itself, seeks to the offset asked for (every
-// listing here is a slice that can) and releases it.
+// the kernel: OPENDIR answers ENOSYS, after which the kernel opens
+// directories on its own, without a round trip (a glob over a table opens
+// each several times), keeps their listings (as for FOPEN_CACHE_DIR)
+// until refresh invalidates them, and sends READDIR without a handle.
+// go-fuse lists only through a handle, so each such READDIR opens one for
+// itself, seeks to the offset asked for (every listing here is a slice
+// that can, kept between READDIRs: dirlisting.go) and releases it.
 type noOpendirFS struct {
 	fuse.RawFileSystem
 }

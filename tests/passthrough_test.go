@@ -14,9 +14,10 @@ import (
 )
 
 // TestPassthroughLocalFiles: the kernel reads a local table's plain data
-// files straight from their files (no read reaches the store), with the
-// exact bytes through read and pread; with NoPassthrough every read goes
-// through the mount.
+// files of 1 MiB and more straight from their files (no read reaches the
+// store), with the exact bytes through read and pread; with NoPassthrough
+// every read goes through the mount. A smaller file is read through the
+// mount once, and its pages then kept from one open to the next.
 func TestPassthroughLocalFiles(t *testing.T) {
 	requireFUSE(t)
 	if why := noPassthrough(); why != "" {
@@ -25,10 +26,13 @@ func TestPassthroughLocalFiles(t *testing.T) {
 	dir := t.TempDir()
 	gen := deltagen.New(dir)
 	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
-	mustCommit(t, gen, mustAdd(t, gen, "part-0.parquet", 20000))
+	mustCommit(t, gen, mustAdd(t, gen, "part-0.parquet", 300000), mustAdd(t, gen, "small.parquet", 1000))
 	want, err := os.ReadFile(filepath.Join(dir, "part-0.parquet"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(want) < 1<<20 {
+		t.Fatalf("part-0.parquet is %d bytes: too small to be passed through", len(want))
 	}
 	for _, off := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoPassthrough=%v", off), func(t *testing.T) {
@@ -60,6 +64,16 @@ func TestPassthroughLocalFiles(t *testing.T) {
 			}
 			if off && gets == 0 {
 				t.Error("no read reached the store with NoPassthrough")
+			}
+			small := filepath.Join(mp, "latest", "small.parquet")
+			before = st.Counts()
+			for range 3 {
+				if _, err := os.ReadFile(small); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if gets := st.Counts().Sub(before).Gets; gets != 1 {
+				t.Errorf("3 reads of a small file made %d reads of the store, want 1 (not passed through, pages kept)", gets)
 			}
 		})
 	}

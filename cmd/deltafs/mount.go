@@ -52,11 +52,11 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.Lookup("read-ahead").DefValue = "auto" // -1 stands for it
 	fs.StringVar(&f.directIO, "direct-io", "auto", "read data files past the kernel's page cache: on, off or auto "+
 		"(auto: on for s3://, gs://, azblob://, whose blocks deltafs caches itself; off for local tables)")
-	fs.BoolVar(&f.passthrough, "passthrough", true, "let the kernel read the plain data files of a local table straight from their files "+
+	fs.BoolVar(&f.passthrough, "passthrough", true, "let the kernel read the plain data files of a local table, 1 MiB and larger, straight from their files "+
 		"(FUSE passthrough: Linux 6.9 and a mount by root; otherwise ignored)")
 	fs.BoolVar(&f.xattrs, "xattrs", false, "serve the user.delta.* extended attributes of data files (getfattr); "+
 		"off, ls -l and find -ls are several times faster: the kernel stops asking each file for attributes it does not have")
-	fs.BoolVar(&f.noOpen, "no-open", false, "let the kernel open files and directories without asking deltafs: no round trip per open, and cached pages and listings kept "+
+	fs.BoolVar(&f.noOpen, "no-open", false, "let the kernel open files without asking deltafs (it always opens directories): no round trip per open, and cached pages kept "+
 		"from one open to the next (many small files, repeated queries); reads then go through the page cache, without passthrough or direct I/O")
 	fs.StringVar(&f.layout, "layout", "logical", "what a version directory shows: logical (the table as a Delta reader sees it: "+
 		"logical column names, <column>=<value>/ partition folders) or physical (the stored files and column names)")
