@@ -169,9 +169,9 @@ func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno)
 
 // OpendirHandle opens the directory for listing (noOpendirFS opens one
 // per READDIR) with the kernel told to keep the listing: a version never
-// changes. The handle lists only when read.
+// changes.
 func (d *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	return &listHandle{list: d.keptEntries}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+	return &listHandle{entries: d.keptEntries()}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
 // entries lists the directory in one pass over its run of files,

@@ -71,24 +71,24 @@ func TestNoOpen(t *testing.T) {
 	}
 }
 
-// With NoOpen the kernel also opens directories on its own: one OPENDIR
-// (the ENOSYS), listings like those through opens, long ones read in
-// several READDIRs (a handle opened for each, at its offset), a second
-// listing from the kernel's cache, and new versions listed once refresh
-// has invalidated it.
-func TestNoOpenDirectories(t *testing.T) {
+// The kernel opens directories on its own, whatever the options: one
+// OPENDIR (the ENOSYS), the same listings with NoOpen and without, long
+// ones read in several READDIRs (a handle opened for each, at its
+// offset), a second listing from the kernel's cache, and new versions
+// listed once refresh has invalidated it.
+func TestDirectoriesOpenedByTheKernel(t *testing.T) {
 	tbl := standardTable(t)
 	var many []fakeFile
 	for i := range 600 {
 		many = append(many, fakeFile{path: fmt.Sprintf("p=%d/file-with-a-long-name-%04d.parquet", i%3, i), size: 10, modTime: mtime1, records: 1})
 	}
 	tbl.addVersion(t, "WRITE", many, true)
-	plain := mountFake(t, tbl, Options{RefreshInterval: -1}) // the fake tells one refresher of a new version
-	m := mountFake(t, tbl, Options{NoOpen: true, Debug: true, RefreshInterval: 50 * time.Millisecond})
+	noOpen := mountFake(t, tbl, Options{NoOpen: true, RefreshInterval: -1}) // the fake tells one refresher of a new version
+	m := mountFake(t, tbl, Options{Debug: true, RefreshInterval: 50 * time.Millisecond})
 	dirs := []string{".", "v", "v/1", "v/1/date=2024-01-02", "v/2/p=0", "at", "changes"}
 	for _, d := range dirs {
-		if got, want := names(t, m.path(d)), names(t, plain.path(d)); got != want {
-			t.Fatalf("%s: %q without opens, %q with", d, got, want)
+		if got, want := names(t, m.path(d)), names(t, noOpen.path(d)); got != want {
+			t.Fatalf("%s: %q, with NoOpen %q", d, got, want)
 		}
 	}
 	if n := fuseRequests(m, "OPENDIR"); n != 1 {
@@ -132,10 +132,9 @@ func TestNoOpenReaderGivesBlocksBack(t *testing.T) {
 	waitUntil(t, 5*time.Second, "held blocks given back", func() bool { return m.root.files.HeldBlocks() == 0 })
 }
 
-// A long listing is built once however the kernel reads it: without
-// opens it asks for a page of entries at a time, each READDIR through a
-// handle of its own, and with opens a second listing comes from its cache,
-// after an OPENDIR that must not build it again.
+// A long listing is built once: the kernel, which opens directories
+// itself, asks for a page of entries at a time, each READDIR through a
+// handle of its own, and lists the directory again from its cache.
 func TestLongListingBuiltOnce(t *testing.T) {
 	tbl := standardTable(t)
 	var many []fakeFile
@@ -143,19 +142,17 @@ func TestLongListingBuiltOnce(t *testing.T) {
 		many = append(many, fakeFile{path: fmt.Sprintf("flat/file-with-a-long-name-%05d.parquet", i), size: 10, modTime: mtime1, records: 1})
 	}
 	tbl.addVersion(t, "WRITE", many, true)
-	for _, noOpen := range []bool{true, false} {
-		m := mountFake(t, tbl, Options{NoOpen: noOpen, Debug: true, RefreshInterval: -1})
-		for range 2 {
-			if got := len(strings.Fields(names(t, m.path("v/2/flat")))); got != len(many) {
-				t.Fatalf("NoOpen=%v: listed %d files, want %d", noOpen, got, len(many))
-			}
+	m := mountFake(t, tbl, Options{Debug: true, RefreshInterval: -1})
+	for range 2 {
+		if got := len(strings.Fields(names(t, m.path("v/2/flat")))); got != len(many) {
+			t.Fatalf("listed %d files, want %d", got, len(many))
 		}
-		readdirs := fuseRequests(m, "READDIRPLUS") + fuseRequests(m, "READDIR")
-		if readdirs < 20 {
-			t.Errorf("NoOpen=%v: %d READDIR requests for %d long names, want many", noOpen, readdirs, len(many))
-		}
-		if n := m.root.listings.Load(); n != 1 {
-			t.Errorf("NoOpen=%v: the listing was built %d times over %d READDIRs, want once", noOpen, n, readdirs)
-		}
+	}
+	readdirs := fuseRequests(m, "READDIRPLUS") + fuseRequests(m, "READDIR")
+	if readdirs < 20 {
+		t.Errorf("%d READDIR requests for %d long names, want many", readdirs, len(many))
+	}
+	if n := m.root.listings.Load(); n != 1 {
+		t.Errorf("the listing was built %d times over %d READDIRs, want once", n, readdirs)
 	}
 }
