@@ -62,7 +62,6 @@ func (t *tree) ino(kind byte, path string) uint64 { return ino(t.version, kind, 
 var (
 	_ = (fusefs.InodeEmbedder)((*dirNode)(nil))
 	_ = (fusefs.NodeLookuper)((*dirNode)(nil))
-	_ = (fusefs.NodeReaddirer)((*dirNode)(nil))
 	_ = (fusefs.NodeGetattrer)((*dirNode)(nil))
 	_ = (fusefs.NodeOpendirHandler)((*dirNode)(nil))
 )
@@ -160,11 +159,6 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	ch := newDir(d.root, d.tree, sub, j, k)
 	ch.fillEntry(out)
 	return d.NewInode(ctx, ch, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: ch.ino}), 0
-}
-
-// Readdir lists the directory.
-func (d *dirNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
-	return fusefs.NewListDirStream(d.entries()), 0
 }
 
 // OpendirHandle opens the directory for listing (noOpendirFS opens one

@@ -22,7 +22,6 @@ type versionsNode struct {
 var (
 	_ = (fusefs.InodeEmbedder)((*versionsNode)(nil))
 	_ = (fusefs.NodeLookuper)((*versionsNode)(nil))
-	_ = (fusefs.NodeReaddirer)((*versionsNode)(nil))
 	_ = (fusefs.NodeGetattrer)((*versionsNode)(nil))
 	_ = (fusefs.NodeOpendirHandler)((*versionsNode)(nil))
 
@@ -40,15 +39,6 @@ func (n *versionsNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *f
 	out.SetTimes(t, t, t)
 	out.SetTimeout(n.root.opts.LatestAttrTimeout)
 	return 0
-}
-
-// Readdir lists the rebuildable versions, oldest first.
-func (n *versionsNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
-	entries, errno := n.entries(ctx, kindDir)
-	if errno != 0 {
-		return nil, errno
-	}
-	return fusefs.NewListDirStream(entries), 0
 }
 
 // entries lists the rebuildable versions as directories whose inode
