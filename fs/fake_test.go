@@ -26,6 +26,7 @@ import (
 type fakeTable struct {
 	dir      string
 	logical  bool            // mount with the logical layout (mountFake)
+	local    bool            // claim local files (LocalFiler) while serving every byte itself
 	metadata action.Metadata // every version's metadata
 
 	mu        sync.Mutex

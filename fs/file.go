@@ -33,22 +33,19 @@ type fileNode struct {
 	fusefs.Inode
 	readOnlyFile
 
-	root     *root
-	version  int64
-	name     string              // served path inside the version
-	f        *replay.File        // points into the snapshot; immutable
-	rename   *parquetview.Rename // the served column names; nil: as stored
-	sameSize bool                // a renamed file keeps its stored size
-	vanishes bool                // tree.vanishes
-	// sizeChecked: an open found the stored size the log's (checkSize).
-	// Opens that do not pass the file through check it once: every block
-	// read checks it again anyway.
-	sizeChecked atomic.Bool
+	root        *root
+	version     int64
+	name        string              // served path inside the version
+	f           *replay.File        // points into the snapshot; immutable
+	rename      *parquetview.Rename // the served column names; nil: as stored
+	sameSize    bool                // a renamed file keeps its stored size
+	vanishes    bool                // tree.vanishes
+	sizeChecked atomic.Bool         // checkSizeOnce found the stored size the log's
 	ino         uint64
 	size        int64 // served size: f.Size, or the view's size; set before the node is used
 
 	sharedMu sync.Mutex
-	shared   *serve.Reader // GUARDED_BY(sharedMu): serves reads that come without an open (Options.NoOpen)
+	shared   *serve.Reader // GUARDED_BY(sharedMu): serves reads that come without an open (leaveOpensToKernel)
 	idle     *time.Timer   // GUARDED_BY(sharedMu): closes shared once no read came for sharedIdle
 }
 
@@ -103,39 +100,36 @@ func (n *fileNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.
 
 // Open checks the file can be served and returns a handle whose reader
 // tracks sequential reading for read-ahead, and holds the file's view.
-// With Options.NoOpen it answers ENOSYS: the kernel opens files on its
-// own from then on.
+// Where files are left to the kernel (leaveOpensToKernel) it answers
+// ENOSYS: the kernel opens files on its own from then on.
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	if n.root.opts.NoOpen {
+	if n.root.noOpen.Load() {
 		return nil, 0, syscall.ENOSYS
 	}
 	if errno := openReadOnly(flags); errno != 0 {
 		return nil, 0, errno
 	}
-	passthrough := n.passesThrough()
 	var local *os.File
-	if passthrough || !n.sizeChecked.Load() {
+	if n.passesThrough() {
 		var errno syscall.Errno
 		if local, errno = n.checkSize(); errno != 0 {
 			return nil, 0, errno
 		}
-		n.sizeChecked.Store(true)
+	} else if errno := n.checkSizeOnce(); errno != 0 {
+		return nil, 0, errno
 	}
 	h := &fileHandle{}
 	if n.needsView() {
-		v, errno := n.view(ctx)
+		v, errno := n.view(ctx) // a view is never passed through: no local file
 		if errno != 0 {
-			local.Close()
 			return nil, 0, errno
 		}
 		h.reader = n.root.files.Open(n.f.Path, n.f.Size, v)
 	} else {
 		h.reader = n.root.files.Open(n.f.Path, n.f.Size, nil)
 	}
-	if passthrough && local != nil {
+	if local != nil {
 		h.backing = local // offered to the kernel (passthrough)
-	} else {
-		local.Close()
 	}
 	// The bytes of a path never change: whatever the kernel cached of them
 	// stays valid. (go-fuse clears this for a file it passes through.)
@@ -169,7 +163,7 @@ func (n *fileNode) Flush(ctx context.Context, fh fusefs.FileHandle) syscall.Errn
 }
 
 // Read serves [off, off+len(dest)) through the open's reader, or the
-// node's own for a read without an open (Options.NoOpen).
+// node's own for a read without an open (leaveOpensToKernel).
 func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off < 0 {
 		return nil, syscall.EINVAL
@@ -206,6 +200,9 @@ func (n *fileNode) sharedReader(ctx context.Context) (*serve.Reader, syscall.Err
 		n.idle.Reset(sharedIdle)
 	}
 	if n.shared == nil {
+		if errno := n.checkSizeOnce(); errno != 0 {
+			return nil, errno
+		}
 		var v *parquetview.View
 		if n.needsView() {
 			var errno syscall.Errno
@@ -241,6 +238,12 @@ func (n *fileNode) needsView() bool { return serve.NeedsView(n.f, n.rename) }
 // as a view whose size is not the stored one, it learns the size (building
 // the view unless the size is cached).
 func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
+	if n.f.Size < 0 {
+		// No file has that size, and a kernel told it would read the file
+		// as empty without asking (an open is not always asked for).
+		n.root.logf("v%d/%s: the log gives size %d for %s", n.version, n.name, n.f.Size, n.f.Path)
+		return syscall.EIO
+	}
 	size, err := n.root.files.ServedSize(ctx, n.f, n.rename, n.sameSize)
 	if err != nil {
 		return n.viewFailed(err)
@@ -271,17 +274,13 @@ func (n *fileNode) viewFailed(err error) syscall.Errno {
 	return n.readErrno(err)
 }
 
-// checkSize refuses a file whose size the log gets wrong: a negative size,
-// or, for a file on this machine (LocalFiler), a stored size other than
-// the log's (a file truncated, appended to or replaced since it was
+// checkSize refuses a file whose size the log gets wrong (a negative
+// size, prepare refuses): for a file on this machine (LocalFiler), a
+// stored size other than the log's (a file truncated, appended to or replaced since it was
 // committed). Serving it would give bytes that are not the table's. It
 // returns the local file it opened to look (nil for others), which the
 // open may hand to the kernel.
 func (n *fileNode) checkSize() (*os.File, syscall.Errno) {
-	if n.f.Size < 0 {
-		n.root.logf("v%d/%s: the log gives size %d for %s", n.version, n.name, n.f.Size, n.f.Path)
-		return nil, syscall.EIO
-	}
 	lf, ok := n.root.table.(LocalFiler)
 	if !ok {
 		return nil, 0
@@ -301,6 +300,21 @@ func (n *fileNode) checkSize() (*os.File, syscall.Errno) {
 		return nil, syscall.EIO
 	}
 	return f, 0
+}
+
+// checkSizeOnce is checkSize for a file not passed through, once per
+// node: every block read checks the stored size again anyway.
+func (n *fileNode) checkSizeOnce() syscall.Errno {
+	if n.sizeChecked.Load() {
+		return 0
+	}
+	f, errno := n.checkSize()
+	if errno != 0 {
+		return errno
+	}
+	f.Close()
+	n.sizeChecked.Store(true)
+	return 0
 }
 
 // readErrno is readErrno, but a file of the past whose object is gone was

@@ -54,10 +54,10 @@ func (n *historyNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fu
 	return 0
 }
 
-// Open takes the current text for this handle; with Options.NoOpen it
-// answers ENOSYS, as data files do.
+// Open takes the current text for this handle; where files are left to
+// the kernel (leaveOpensToKernel) it answers ENOSYS, as data files do.
 func (n *historyNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	if n.root.opts.NoOpen {
+	if n.root.noOpen.Load() {
 		return nil, 0, syscall.ENOSYS
 	}
 	if errno := openReadOnly(flags); errno != 0 {
@@ -71,7 +71,7 @@ func (n *historyNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle
 }
 
 // Read serves the handle's text, or the current one to a read without an
-// open (Options.NoOpen: a read that spans a refresh may then mix two
+// open (leaveOpensToKernel: a read that spans a refresh may then mix two
 // versions of the text, which refresh tells the kernel to drop).
 func (n *historyNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off < 0 {

@@ -85,7 +85,13 @@ type Options struct {
 	// sequential read of a large file is slower (a local one 0.2-0.3x the
 	// disk's speed instead of about 0.9x: BENCHMARKS.md). It holds for the
 	// whole mount: the kernel stops sending OPEN at the first ENOSYS.
+	// Without NoOpen or AlwaysOpen, the mount decides (opens.go): files
+	// are opened by the kernel where an open would hand it nothing.
 	NoOpen bool
+	// AlwaysOpen has the kernel ask deltafs to open every file, even where
+	// the open hands it nothing: each open then reads ahead on its own,
+	// and history.jsonl keeps one text per open.
+	AlwaysOpen bool
 
 	// MemoryLimit, when positive, is the soft memory limit the mount gives
 	// the Go runtime for the process and keeps while it runs, raised with
@@ -191,6 +197,7 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 			r.logf("direct I/O off: this kernel cannot mmap files opened with direct I/O (needs Linux 6.6); reading through the page cache")
 		}
 	}
+	r.noOpen.Store(leaveOpensToKernel(o, t, r.directIO.Load(), srv.KernelSettings().Flags64()))
 	if o.MemoryLimit > 0 {
 		r.files.KeepMemoryLimit(r.ctx, o.MemoryLimit)
 	}

@@ -31,6 +31,7 @@ type root struct {
 	cancel context.CancelFunc
 
 	directIO atomic.Bool  // data files open with direct I/O (Options.DirectIO, and the kernel allows mmap of them)
+	noOpen   atomic.Bool  // files are opened by the kernel alone (leaveOpensToKernel)
 	listings atomic.Int64 // version directory listings built (keptListing), for tests
 	mounted  time.Time    // mtime of the root, v/ and latest
 

@@ -41,6 +41,8 @@ func (t StoreTable) LocalFile(path string) (func() (*os.File, int64, error), boo
 	return func() (*os.File, int64, error) { return t.Store.OpenLocal(path) }, true
 }
 
+func (t StoreTable) HasLocalFiles() bool { return t.Store.HasLocalFiles() }
+
 func (t StoreTable) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {
 	return serve.StoreStorage{Store: t.Store}.ReadAbsolute(ctx, uri, off, n)
 }

@@ -54,6 +54,9 @@ type AbsoluteReader interface {
 // false for a file to be read through the Table. open opens it under the
 // same rules as every read of the Table (no link followed, nothing outside
 // the table, only a regular file) and returns its size.
+// HasLocalFiles reports whether the table's files are files on this
+// machine at all (a local table), as opposed to objects in a store.
 type LocalFiler interface {
 	LocalFile(path string) (open func() (f *os.File, size int64, err error), ok bool)
+	HasLocalFiles() bool
 }

@@ -135,9 +135,10 @@ func readWithin(p string, limit time.Duration) ([]byte, error) {
 }
 
 // TestSizeDisagreeingWithStorage: a data file whose stored size is not
-// the log's (smaller, larger, or a size of -1 in the log) is refused at
-// open with EIO and a log line, with and without passthrough, never
-// served as its first bytes or as an empty file.
+// the log's (smaller, larger) is refused at open with EIO and a log line,
+// one with a size of -1 in the log at lookup, with and without
+// passthrough (and so with opens left to the kernel), never served as its
+// first bytes or as an empty file.
 func TestSizeDisagreeingWithStorage(t *testing.T) {
 	requireFUSE(t)
 	table := t.TempDir()

@@ -33,6 +33,7 @@ type mountFlags struct {
 	passthrough bool
 	xattrs      bool
 	noOpen      bool
+	noOpenSet   bool // --no-open given, either way: else the mount decides
 	layout      string
 	nonempty    bool
 	debug       bool
@@ -57,7 +58,8 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.xattrs, "xattrs", false, "serve the user.delta.* extended attributes of data files (getfattr); "+
 		"off, ls -l and find -ls are several times faster: the kernel stops asking each file for attributes it does not have")
 	fs.BoolVar(&f.noOpen, "no-open", false, "let the kernel open files without asking deltafs (it always opens directories): no round trip per open, and cached pages kept "+
-		"from one open to the next (many small files, repeated queries); reads then go through the page cache, without passthrough or direct I/O")
+		"from one open to the next (many small files, repeated queries); reads then go through the page cache, without passthrough or direct I/O "+
+		"(unset: so where an open would hand the kernel nothing, a local table whose files cannot be passed through; --no-open=false: never)")
 	fs.StringVar(&f.layout, "layout", "logical", "what a version directory shows: logical (the table as a Delta reader sees it: "+
 		"logical column names, <column>=<value>/ partition folders) or physical (the stored files and column names)")
 	fs.BoolVar(&f.nonempty, "nonempty", false, "mount over a directory that has files in it (they are hidden while mounted)")
@@ -66,6 +68,7 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 
 // check refuses flag values that parse but mean nothing.
 func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
+	f.noOpenSet = fs.Changed("no-open")
 	if f.layout != "logical" && f.layout != "physical" {
 		return usageError(fs, stderr, "--layout %q: want logical or physical", f.layout)
 	}
@@ -240,6 +243,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		NoPassthrough:   !mf.passthrough,
 		NoXAttrs:        !mf.xattrs,
 		NoOpen:          mf.noOpen,
+		AlwaysOpen:      mf.noOpenSet && !mf.noOpen,
 		PhysicalLayout:  mf.layout == "physical",
 		CacheDir:        mf.cacheDir,
 		DVCacheBytes:    mf.dvCacheMiB << 20,
