@@ -8,14 +8,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/deltafs/deltafs/fs"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
 // TestDuckDBCountBenchmark: DuckDB's count(*) over the 96 data files of a
-// local table (12 partitions), through a mount with the CLI's defaults and
-// one with --no-open, against the same files on disk, paired
+// local table (12 partitions), through each of openVariants
+// (smallopens_bench_test.go), against the same files on disk, paired
 // (bench/duckdb_count.py).
 //
 //	DELTAFS_DUCKDB_BENCH=1 go test ./tests -run TestDuckDBCountBenchmark -v -count=1
@@ -39,8 +38,8 @@ func TestDuckDBCountBenchmark(t *testing.T) {
 		}
 		mustCommit(t, gen, adds...)
 	}
-	for _, noOpen := range []bool{false, true} {
-		m := mountForTest(t, dir, fs.Options{NoXAttrs: true, RefreshInterval: -1, NoOpen: noOpen})
+	for _, v := range openVariants {
+		m := mountForTest(t, dir, v.opts)
 		out, err := exec.Command(python, filepath.Join("..", "bench", "duckdb_count.py"), dir, filepath.Join(m.dir, "latest")).Output()
 		if err != nil {
 			t.Fatalf("duckdb_count.py: %v\n%s", err, out)
@@ -55,6 +54,6 @@ func TestDuckDBCountBenchmark(t *testing.T) {
 		if len(res.Rows) != 1 || res.Rows[0] != 96*20000 {
 			t.Errorf("row counts %v, want one: %d", res.Rows, 96*20000)
 		}
-		t.Logf("96 files, NoOpen=%v: %s", noOpen, out)
+		t.Logf("96 files, %s: %s", v.name, out)
 	}
 }
