@@ -197,7 +197,12 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 			r.logf("direct I/O off: this kernel cannot mmap files opened with direct I/O (needs Linux 6.6); reading through the page cache")
 		}
 	}
-	r.noOpen.Store(leaveOpensToKernel(o, t, r.directIO.Load(), srv.KernelSettings().Flags64()))
+	if why := leaveOpensToKernel(ctx, o, t, r.directIO.Load(), srv.KernelSettings().Flags64()); why != "" {
+		r.noOpen.Store(true)
+		if !o.NoOpen {
+			r.logf("files are opened by the kernel without asking deltafs (as with --no-open; --no-open=false asks for every open): %s", why)
+		}
+	}
 	if o.MemoryLimit > 0 {
 		r.files.KeepMemoryLimit(r.ctx, o.MemoryLimit)
 	}

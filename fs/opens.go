@@ -1,6 +1,8 @@
 package fs
 
 import (
+	"context"
+	"fmt"
 	"os"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -10,21 +12,50 @@ import (
 // whether the kernel opens files without asking deltafs (no_open): with
 // Options.NoOpen always, with Options.AlwaysOpen never, and otherwise
 // where an open would hand the kernel nothing: a local table read through
-// the page cache (no direct I/O) whose files cannot be passed through
+// the page cache whose files are not passed through, as none can be
 // (Options.NoPassthrough; a kernel without passthrough; a mount by a user
-// other than root, whom the kernel refuses it). Reads there take the same
-// path either way, and an open is a round trip: 2,000 small files open
-// about 4x as fast without them (BENCHMARKS.md). kernelFlags are the
-// capabilities the kernel offered (fuse.InitIn.Flags64).
-func leaveOpensToKernel(o Options, t Table, directIO bool, kernelFlags uint64) bool {
+// other than root, whom the kernel refuses it) or none is large enough
+// (passthroughMin) in the latest version. Reads there take the same path
+// either way, and an open is a round trip: 2,000 small files open about
+// 4x as fast without them (BENCHMARKS.md). The choice holds for the whole
+// mount: files that come later, larger, are read through the page cache.
+// kernelFlags are the capabilities the kernel offered
+// (fuse.InitIn.Flags64). It returns why, for the log, or "".
+func leaveOpensToKernel(ctx context.Context, o Options, t Table, directIO bool, kernelFlags uint64) (why string) {
 	switch {
 	case o.NoOpen:
-		return true
+		return "--no-open"
 	case o.AlwaysOpen || directIO:
-		return false
+		return ""
 	}
 	if lf, ok := t.(LocalFiler); !ok || !lf.HasLocalFiles() {
-		return false
+		return ""
 	}
-	return o.NoPassthrough || kernelFlags&fuse.CAP_PASSTHROUGH == 0 || os.Geteuid() != 0
+	switch {
+	case o.NoPassthrough:
+		return "files are not passed through (--passthrough=false)"
+	case kernelFlags&fuse.CAP_PASSTHROUGH == 0:
+		return "this kernel cannot pass files through (Linux 6.9)"
+	case os.Geteuid() != 0:
+		return "files are passed through only by a mount by root"
+	case !hasLargeFile(ctx, t):
+		return fmt.Sprintf("no file of the latest version is %d bytes or more, as one passed through must be", passthroughMin)
+	}
+	return ""
+}
+
+// hasLargeFile reports whether the latest version has a file an open
+// could pass through (no deletion vector, passthroughMin bytes or more),
+// or might have: its snapshot failed.
+func hasLargeFile(ctx context.Context, t Table) bool {
+	snap, err := t.Snapshot(ctx, t.Latest())
+	if err != nil {
+		return true
+	}
+	for i := range snap.Files {
+		if f := &snap.Files[i]; f.DV == nil && f.Size >= passthroughMin {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -9,15 +10,21 @@ import (
 
 // LocalFile serves no file as a local one: a fake table reads every byte
 // itself, local or not.
-func (t *fakeTable) LocalFile(path string) (func() (*os.File, int64, error), bool) { return nil, false }
+func (f *fakeTable) LocalFile(path string) (func() (*os.File, int64, error), bool) { return nil, false }
 
-func (t *fakeTable) HasLocalFiles() bool { return t.local }
+func (f *fakeTable) HasLocalFiles() bool { return f.local }
 
 // The kernel opens files alone where an open would hand it nothing: a
-// local table read through the page cache whose files cannot be passed
-// through; the options can force either way.
+// local table read through the page cache whose files are not passed
+// through, as none can be or none is large enough; the options can force
+// either way.
 func TestLeaveOpensToKernel(t *testing.T) {
-	local, remote := &fakeTable{local: true}, &fakeTable{}
+	large := standardTable(t)
+	large.local = true
+	large.addVersion(t, "WRITE", []fakeFile{{path: "large.parquet", size: passthroughMin, modTime: mtime1, records: 1}}, true)
+	small := standardTable(t)
+	small.local = true
+	remote := standardTable(t)
 	offered := uint64(fuse.CAP_PASSTHROUGH)
 	root := os.Geteuid() == 0
 	for _, c := range []struct {
@@ -28,16 +35,18 @@ func TestLeaveOpensToKernel(t *testing.T) {
 		kernel   uint64
 		want     bool
 	}{
-		{"local table, passthrough possible", Options{}, local, false, offered, !root},
-		{"local table, NoPassthrough", Options{NoPassthrough: true}, local, false, offered, true},
-		{"local table, kernel without passthrough", Options{}, local, false, 0, true},
-		{"local table, direct I/O", Options{NoPassthrough: true}, local, true, offered, false},
-		{"local table, AlwaysOpen", Options{NoPassthrough: true, AlwaysOpen: true}, local, false, 0, false},
+		{"local table, a file to pass through", Options{}, large, false, offered, !root},
+		{"local table, every file small", Options{}, small, false, offered, true},
+		{"local table, NoPassthrough", Options{NoPassthrough: true}, large, false, offered, true},
+		{"local table, kernel without passthrough", Options{}, large, false, 0, true},
+		{"local table, direct I/O", Options{NoPassthrough: true}, small, true, offered, false},
+		{"local table, AlwaysOpen", Options{AlwaysOpen: true}, small, false, 0, false},
 		{"object store", Options{NoPassthrough: true}, remote, false, 0, false},
 		{"object store, NoOpen", Options{NoOpen: true}, remote, true, offered, true},
 	} {
-		if got := leaveOpensToKernel(c.o, c.t, c.directIO, c.kernel); got != c.want {
-			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		why := leaveOpensToKernel(context.Background(), c.o, c.t, c.directIO, c.kernel)
+		if got := why != ""; got != c.want {
+			t.Errorf("%s: %v (%q), want %v", c.name, got, why, c.want)
 		}
 	}
 }

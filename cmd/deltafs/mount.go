@@ -59,7 +59,7 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 		"off, ls -l and find -ls are several times faster: the kernel stops asking each file for attributes it does not have")
 	fs.BoolVar(&f.noOpen, "no-open", false, "let the kernel open files without asking deltafs (it always opens directories): no round trip per open, and cached pages kept "+
 		"from one open to the next (many small files, repeated queries); reads then go through the page cache, without passthrough or direct I/O "+
-		"(unset: so where an open would hand the kernel nothing, a local table whose files cannot be passed through; --no-open=false: never)")
+		"(unset: so where an open would hand the kernel nothing, a local table none of whose files is passed through; --no-open=false: never)")
 	fs.StringVar(&f.layout, "layout", "logical", "what a version directory shows: logical (the table as a Delta reader sees it: "+
 		"logical column names, <column>=<value>/ partition folders) or physical (the stored files and column names)")
 	fs.BoolVar(&f.nonempty, "nonempty", false, "mount over a directory that has files in it (they are hidden while mounted)")
