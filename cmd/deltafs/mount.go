@@ -216,8 +216,11 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if err := checkMountpoint(dir, location, mf.nonempty); err != nil {
 		return err
 	}
-	logger := log.New(stderr, "deltafs: ", log.LstdFlags)
-	st, err := blobstore.Open(ctx, location, blobstore.WithLogf(logger.Printf))
+	// Lines start with the time, then "deltafs: " (which the mount's own
+	// lines carry already).
+	logger := log.New(stderr, "", log.LstdFlags)
+	storeLogger := log.New(stderr, "deltafs: ", log.LstdFlags|log.Lmsgprefix)
+	st, err := blobstore.Open(ctx, location, blobstore.WithLogf(storeLogger.Printf))
 	if err != nil {
 		return err
 	}
