@@ -274,12 +274,11 @@ func (n *fileNode) viewFailed(err error) syscall.Errno {
 	return n.readErrno(err)
 }
 
-// checkSize refuses a file whose size the log gets wrong (a negative
-// size, prepare refuses): for a file on this machine (LocalFiler), a
-// stored size other than the log's (a file truncated, appended to or replaced since it was
-// committed). Serving it would give bytes that are not the table's. It
-// returns the local file it opened to look (nil for others), which the
-// open may hand to the kernel.
+// checkSize refuses a file on this machine (LocalFiler) whose stored size
+// is not the log's: truncated, appended to or replaced since it was
+// committed (prepare refuses a negative size). Serving it would give
+// bytes that are not the table's. It returns the local file it opened to
+// look (nil for others), which the open may hand to the kernel.
 func (n *fileNode) checkSize() (*os.File, syscall.Errno) {
 	lf, ok := n.root.table.(LocalFiler)
 	if !ok {
