@@ -148,11 +148,18 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 // of 179 KB 1.1x (BENCHMARKS.md).
 const passthroughMin = maxRead
 
-// passesThrough reports whether an open hands the file to the kernel:
-// a plain file (no view) at least passthroughMin long, unless
-// Options.NoPassthrough. Whether it is a local file, checkSize finds.
+// passesThrough reports whether an open hands the file to the kernel
+// (passable), unless Options.NoPassthrough. Whether it is a local file,
+// checkSize finds.
 func (n *fileNode) passesThrough() bool {
-	return !n.root.opts.NoPassthrough && !n.needsView() && n.f.Size >= passthroughMin
+	return !n.root.opts.NoPassthrough && passable(n.f, n.rename)
+}
+
+// passable reports whether a file served with the column names of rn
+// could be passed through: a plain file (no view) at least passthroughMin
+// long.
+func passable(f *replay.File, rn *parquetview.Rename) bool {
+	return !serve.NeedsView(f, rn) && f.Size >= passthroughMin
 }
 
 // Flush answers ENOSYS, which tells the kernel to send no FLUSH on close
