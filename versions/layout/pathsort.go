@@ -2,7 +2,9 @@ package layout
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -22,100 +24,111 @@ func PathOrder(files []replay.File) []int {
 // Order returns the indexes of strs in sorted order; strs hold no NUL
 // (paths, served names). They share long prefixes
 // ("date=2024-01-01/part-"), which make every comparison of a comparison
-// sort walk them; instead they are sorted by the 8 bytes after their
-// common prefix, as integers (a radix sort), and each run of equal keys
-// again by the next 8 bytes after its own common prefix, until runs are
-// single strings or equal ones. The first two keys are read in one pass
-// over strs in the order given; only runs still tied after 16 bytes read
-// strings again.
+// sort walk them; instead the 16 bytes after their common prefix are read
+// as two big-endian integers, of which only the bits that differ between
+// strings are kept, packed into one word above the string's index and
+// sorted by a radix sort (see packing). Strings whose packed bits tie
+// agree on more than the prefix and are sorted again the same way past
+// what they agree on. The keys of the first 16 bytes are read in one pass
+// over strs in the order given; only ties read strings again.
 func Order(strs []string) []int {
-	ks := make([]sortKey, len(strs))
-	if len(ks) > 1 {
-		depth := keyAll(strs, ks)
-		var scratch []sortKey
-		sortRun(strs, ks, depth, true, true, &scratch)
+	s := sorter{strs: strs, idxBits: bits.Len(uint(len(strs)))}
+	s.idxMask = 1<<s.idxBits - 1
+	items := make([]uint64, len(strs))
+	if len(strs) > 1 {
+		keys := make([]key16, len(strs))
+		depth, diff := keyAll(strs, keys)
+		inParts(len(items), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				items[i] = uint64(i)
+			}
+		})
+		var scratch sortScratch
+		s.sort(items, keys, diff, depth, &scratch)
 	}
-	order := make([]int, len(ks))
-	for i, k := range ks {
-		order[i] = int(k.i)
-	}
+	order := make([]int, len(items))
+	inParts(len(items), func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			order[k] = int(items[k] & s.idxMask)
+		}
+	})
 	return order
 }
 
-// sortKey is a string's index, the 8 bytes of it being sorted on, and
-// the 8 bytes after them where read together (see sortRun).
-type sortKey struct {
-	key  uint64
-	next uint64
-	i    int32
+// key16 is the 16 bytes of a string from some depth as two big-endian
+// integers, zero past the string's end.
+type key16 struct{ hi, lo uint64 }
+
+func keyAt(p string, depth int) key16 {
+	return key16{key8(p, depth), key8(p, depth+8)}
 }
 
-// parallelRunMin is the run length from which the runs of equal keys are
-// sorted on every core.
-const parallelRunMin = 1 << 14
+// or adds to d the bits in which a and b differ.
+func (d *key16) or(a, b key16) {
+	d.hi |= a.hi ^ b.hi
+	d.lo |= a.lo ^ b.lo
+}
 
-// sortRun sorts ks by string, knowing their strings share at least depth
-// bytes. If keyed, their keys already hold the 8 bytes from depth, and if
-// hasNext too, their next fields the 8 bytes after: the first level's runs
-// then take their keys from there, without reading a string. Otherwise
-// keys come from the strings, read in sorted order, scattered in memory,
-// once per 8 bytes. A key whose last byte is 0 is a string that ends
-// within it (strs hold no NUL): equal keys of that kind are equal strings.
-func sortRun(strs []string, ks []sortKey, depth int, keyed, hasNext bool, scratch *[]sortKey) {
-	if len(ks) < 2 {
-		return
-	}
-	for {
-		if !keyed {
-			for j := range ks {
-				ks[j].key = key8(strs[ks[j].i], depth)
-			}
+// sorter sorts items: a string's index in the low idxBits bits, above it
+// the packed bits of its key being sorted on.
+type sorter struct {
+	strs    []string
+	idxBits int
+	idxMask uint64
+}
+
+// sortScratch is what one goroutine reuses between the runs it sorts.
+type sortScratch struct {
+	items []uint64
+	keys  []key16
+}
+
+// smallRunMax is the run length up to which strings are compared as
+// strings (an insertion sort) rather than keyed and radix sorted.
+const smallRunMax = 16
+
+// sort sorts items, whose strings share at least depth bytes, by string;
+// keys[j] holds the 16 bytes from depth of items[j]'s string, and diff
+// the bits in which keys differ.
+func (s *sorter) sort(items []uint64, keys []key16, diff key16, depth int, scratch *sortScratch) {
+	p := packingFor(diff, 64-s.idxBits)
+	inParts(len(items), func(_, lo, hi int) {
+		for j := lo; j < hi; j++ {
+			items[j] = p.pack(keys[j])<<s.idxBits | items[j]&s.idxMask
 		}
-		radixSort(ks, scratch)
-		if ks[0].key != ks[len(ks)-1].key {
-			break
-		}
-		if ks[0].key&0xff == 0 {
-			return // one key for all, and the strings end in it: all equal
-		}
-		depth += 8 // one key for all: the next 8 bytes
-		keyed = hasNext
-		if hasNext {
-			nextKeys(ks)
-			hasNext = false
-		}
-	}
-	// Runs of equal keys whose strings go on past the key need the next 8
-	// bytes; a long slice has its runs sorted on every core.
-	type run struct{ lo, hi int }
+	})
+	radixSortBits(items, &scratch.items, s.idxBits, p.width)
+	// Runs of equal packed keys agree on the first p.agreed bytes from
+	// depth; those that go on past them are sorted past them.
 	var runs []run
-	for lo := 0; lo < len(ks); {
+	tied := 0
+	for lo := 0; lo < len(items); {
 		hi := lo + 1
-		for hi < len(ks) && ks[hi].key == ks[lo].key {
+		for hi < len(items) && items[hi]>>s.idxBits == items[lo]>>s.idxBits {
 			hi++
 		}
-		if hi-lo > 1 && ks[lo].key&0xff != 0 {
+		if hi-lo > 1 && len(s.strs[items[lo]&s.idxMask]) >= depth+p.agreed {
 			runs = append(runs, run{lo, hi})
+			tied += hi - lo
 		}
 		lo = hi
 	}
-	if hasNext {
-		nextKeys(ks)
-	}
+	depth += p.agreed
+	sortTies := func(r run, scratch *sortScratch) { s.sortTies(items[r.lo:r.hi], depth, scratch) }
 	workers := runtime.GOMAXPROCS(0)
-	if len(ks) < parallelRunMin || workers < 2 || len(runs) < 2 {
+	if tied < parallelMin || workers < 2 || len(runs) < 2 {
 		for _, r := range runs {
-			sortRun(strs, ks[r.lo:r.hi], depth+8, hasNext, false, scratch)
+			sortTies(r, scratch)
 		}
 		return
 	}
 	next := make(chan run)
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for range workers {
 		wg.Go(func() {
-			var own []sortKey
+			var own sortScratch
 			for r := range next {
-				sortRun(strs, ks[r.lo:r.hi], depth+8, hasNext, false, &own)
+				sortTies(r, &own)
 			}
 		})
 	}
@@ -126,20 +139,43 @@ func sortRun(strs []string, ks []sortKey, depth int, keyed, hasNext bool, scratc
 	wg.Wait()
 }
 
-// nextKeys moves each key's next 8 bytes into its key.
-func nextKeys(ks []sortKey) {
-	for j := range ks {
-		ks[j].key = ks[j].next
+// run is a range of items whose packed keys tie.
+type run struct{ lo, hi int }
+
+// sortTies sorts items whose strings share depth bytes, reading their
+// keys from the strings (scattered in memory) or, for a few, comparing
+// the strings themselves.
+func (s *sorter) sortTies(items []uint64, depth int, scratch *sortScratch) {
+	if len(items) <= smallRunMax {
+		for i := 1; i < len(items); i++ { // insertion sort, stable
+			for j := i; j > 0 && s.strs[items[j]&s.idxMask][depth:] < s.strs[items[j-1]&s.idxMask][depth:]; j-- {
+				items[j], items[j-1] = items[j-1], items[j]
+			}
+		}
+		return
 	}
+	if cap(scratch.keys) < len(items) {
+		scratch.keys = make([]key16, len(items))
+	}
+	// sort is done with the keys once packed: the ties it sorts next
+	// read theirs into the same buffer.
+	keys := scratch.keys[:len(items)]
+	var diff key16
+	for j, it := range items {
+		keys[j] = keyAt(s.strs[it&s.idxMask], depth)
+		diff.or(keys[j], keys[0])
+	}
+	s.sort(items, keys, diff, depth, scratch)
 }
 
-// keyAll fills ks with the index of each string and its first two keys
-// after the prefix all strings share, and returns that prefix's length.
-// The prefix is guessed from a few strings spread over strs, and checked
-// while the keys are read: one pass over strs, where finding the prefix
-// and then reading the keys took two (strs do not fit in a cache). A guess
-// too long, found by the check, costs the second pass after all.
-func keyAll(strs []string, ks []sortKey) int {
+// keyAll fills keys with the first 16 bytes of each string after the
+// prefix all strings share, and returns that prefix's length and the
+// bits in which keys differ. The prefix is guessed from a few strings
+// spread over strs, and checked while the keys are read: one pass over
+// strs, where finding the prefix and then reading the keys took two
+// (strs do not fit in a cache). A guess too long, found by the check,
+// costs the second pass after all.
+func keyAll(strs []string, keys []key16) (int, key16) {
 	const samples = 64
 	step := max(len(strs)/samples, 1)
 	guess := len(strs[0])
@@ -147,19 +183,36 @@ func keyAll(strs []string, ks []sortKey) int {
 		guess = min(guess, len(strs[i]))
 		guess = sharedFrom(strs[i][:guess], strs[0][:guess], 0)
 	}
-	first, n := strs[0][:guess], guess
-	for i, p := range strs {
-		if !strings.HasPrefix(p, first[:n]) {
-			n = sharedFrom(p, first, 0)
+	first := strs[0][:guess]
+	shared := make([]int, partsFor(len(strs)))
+	diffs := make([]key16, len(shared))
+	inParts(len(strs), func(part, lo, hi int) {
+		n, k0 := guess, keyAt(strs[0], guess)
+		for i := lo; i < hi; i++ {
+			if !strings.HasPrefix(strs[i], first[:n]) {
+				n = sharedFrom(strs[i], first, 0)
+			}
+			keys[i] = keyAt(strs[i], guess)
+			diffs[part].or(keys[i], k0)
 		}
-		ks[i] = sortKey{key: key8(p, guess), next: key8(p, guess+8), i: int32(i)}
-	}
+		shared[part] = n
+	})
+	n := slices.Min(shared)
 	if n < guess {
-		for i, p := range strs {
-			ks[i].key, ks[i].next = key8(p, n), key8(p, n+8)
-		}
+		k0 := keyAt(strs[0], n)
+		inParts(len(strs), func(part, lo, hi int) {
+			diffs[part] = key16{}
+			for i := lo; i < hi; i++ {
+				keys[i] = keyAt(strs[i], n)
+				diffs[part].or(keys[i], k0)
+			}
+		})
 	}
-	return n
+	var diff key16
+	for _, d := range diffs {
+		diff.or(d, key16{})
+	}
+	return n, diff
 }
 
 // sharedFrom is how many bytes a and b share from offset at.
@@ -181,62 +234,4 @@ func key8(p string, depth int) uint64 {
 		copy(b[:], p[depth:])
 	}
 	return binary.BigEndian.Uint64(b[:])
-}
-
-// radixSort sorts ks by key, stably: a least-significant-digit radix sort
-// (16-bit digits for a long slice, 8-bit ones for a short one, whose
-// counting table would cost more to clear than its passes save), skipping
-// the digits all keys share.
-func radixSort(ks []sortKey, scratch *[]sortKey) {
-	if len(ks) < 64 {
-		for i := 1; i < len(ks); i++ { // insertion sort
-			for j := i; j > 0 && ks[j].key < ks[j-1].key; j-- {
-				ks[j], ks[j-1] = ks[j-1], ks[j]
-			}
-		}
-		return
-	}
-	if cap(*scratch) < len(ks) {
-		*scratch = make([]sortKey, len(ks))
-	}
-	bits := 8
-	if len(ks) >= 1<<16 {
-		bits = 16
-	}
-	count := make([]int, 1<<bits)
-	mask := uint64(len(count) - 1)
-	src, dst := ks, (*scratch)[:len(ks)]
-	for shift := 0; shift < 64; shift += bits {
-		clear(count)
-		for _, k := range src {
-			count[(k.key>>shift)&mask]++
-		}
-		if count[(src[0].key>>shift)&mask] == len(src) {
-			continue // one digit for all: nothing to move
-		}
-		sum := 0
-		for d, c := range count {
-			count[d] = sum
-			sum += c
-		}
-		for _, k := range src {
-			d := (k.key >> shift) & mask
-			dst[count[d]] = k
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &ks[0] {
-		copy(ks, src)
-	}
-}
-
-// keysSorted reports whether ks is already ordered by key.
-func keysSorted(ks []sortKey) bool {
-	for j := 1; j < len(ks); j++ {
-		if ks[j].key < ks[j-1].key {
-			return false
-		}
-	}
-	return true
 }

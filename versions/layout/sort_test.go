@@ -15,7 +15,7 @@ import (
 // files unique renames) ordered by stored path.
 func TestSortEntriesMatchesByName(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 2, 100, 3 * parallelRunMin} {
+	for _, n := range []int{0, 1, 2, 100, 3 * parallelMin} {
 		es := make([]Entry, n)
 		for i := range es {
 			name := fmt.Sprintf("date=2024-01-%02d/part-%05d.parquet", rng.IntN(3), rng.IntN(n/4+1))
@@ -40,21 +40,26 @@ func TestSortEntriesMatchesByName(t *testing.T) {
 // to sort runs on every core.
 func TestPathOrderMatchesSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 1, 2, 63, 64, 5000, 3 * parallelRunMin} {
+	for _, n := range []int{0, 1, 2, 17, 63, 64, 5000, 3 * parallelMin} {
 		files := make([]replay.File, n)
 		for i := range files {
 			var p []byte
-			switch rng.IntN(4) {
+			switch rng.IntN(5) {
 			case 0:
 				p = fmt.Appendf(nil, "date=2024-01-%02d/part-%05d-c000.snappy.parquet", rng.IntN(3), rng.IntN(n+1))
 			case 1:
 				p = fmt.Appendf(nil, "date=2024-01-%02d/part-%05d", rng.IntN(3), rng.IntN(n+1))
 			case 2:
 				p = fmt.Appendf(nil, "date=2024-01-%02d", rng.IntN(3))
-			default:
+			case 3:
 				p = make([]byte, rng.IntN(20))
 				for k := range p {
 					p[k] = byte('a' + rng.IntN(3))
+				}
+			default: // more differing bits than one packed key holds
+				p = make([]byte, rng.IntN(30))
+				for k := range p {
+					p[k] = byte(1 + rng.IntN(255))
 				}
 			}
 			files[i].Path = string(p)
@@ -71,12 +76,39 @@ func TestPathOrderMatchesSort(t *testing.T) {
 	}
 }
 
+// Order sorts any strings without a NUL as a comparison sort does.
+func FuzzOrder(f *testing.F) {
+	f.Add([]byte("date=2024-01-01/part-1\x00date=2024-01-01/part-10\x00date=2024-01-0\x00\x00x"))
+	f.Add([]byte("ab\x00abc\x00ab\x00\xff\xfe\x00\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		strs := strings.Split(string(data), "\x00")
+		for len(strs) < 100 { // long enough for the radix sort
+			strs = append(strs, strs...)
+			for i := len(strs) / 2; i < len(strs); i++ {
+				strs[i] += string(rune('a' + i%7))
+			}
+		}
+		order := Order(strs)
+		sorted := slices.Sorted(slices.Values(strs))
+		seen := make([]bool, len(strs))
+		for k, i := range order {
+			if seen[i] {
+				t.Fatalf("%d twice", i)
+			}
+			seen[i] = true
+			if strs[i] != sorted[k] {
+				t.Fatalf("%d: %q, want %q", k, strs[i], sorted[k])
+			}
+		}
+	})
+}
+
 // One writer's paths: a long shared prefix, partitions, then names that
 // tie past the first 16 bytes (the keys read in the first pass) in runs
 // long enough to be sorted on every core.
 func TestPathOrderSharedPrefix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	files := make([]replay.File, 4*parallelRunMin)
+	files := make([]replay.File, 4*parallelMin)
 	for i := range files {
 		files[i].Path = fmt.Sprintf("region=eu/date=2024-01-%02d/part-%05d-0000000000-%04d.parquet", rng.IntN(4), rng.IntN(50), rng.IntN(10000))
 	}
@@ -126,14 +158,20 @@ func TestKeyAllFindsTheSharedPrefix(t *testing.T) {
 		if c.at >= 0 {
 			strs[c.at] = c.path
 		}
-		ks := make([]sortKey, len(strs))
-		if got := keyAll(strs, ks); got != c.want {
+		keys := make([]key16, len(strs))
+		got, diff := keyAll(strs, keys)
+		if got != c.want {
 			t.Errorf("%q at %d: prefix %d, want %d", c.path, c.at, got, c.want)
 		}
-		for i, k := range ks {
-			if k.i != int32(i) || k.key != key8(strs[i], c.want) || k.next != key8(strs[i], c.want+8) {
+		var want key16
+		for i, k := range keys {
+			if k != keyAt(strs[i], c.want) {
 				t.Fatalf("%q at %d: key %d wrong", c.path, c.at, i)
 			}
+			want.or(k, keys[0])
+		}
+		if diff != want {
+			t.Errorf("%q at %d: keys differ in %x, want %x", c.path, c.at, diff, want)
 		}
 		files := make([]replay.File, len(strs))
 		for i, s := range strs {
