@@ -57,13 +57,14 @@ func packingFor(diff key16, room int) packing {
 	return p
 }
 
-func (p *packing) pack(k key16) uint64 {
+// pack is the packed key of the key hi, lo.
+func (p *packing) pack(hi, lo uint64) uint64 {
 	var v uint64
 	for _, f := range p.hi { // shifts & 63: no check for shifts past 63
-		v = v<<(f.bits&63) | k.hi>>(f.shift&63)&f.mask
+		v = v<<(f.bits&63) | hi>>(f.shift&63)&f.mask
 	}
 	for _, f := range p.lo {
-		v = v<<(f.bits&63) | k.lo>>(f.shift&63)&f.mask
+		v = v<<(f.bits&63) | lo>>(f.shift&63)&f.mask
 	}
 	return v
 }
@@ -74,7 +75,8 @@ func (p *packing) pack(k key16) uint64 {
 // caches) or 8 for few items (whose table would cost more to clear than
 // the passes it saves), skipping the digits all items share. A long
 // slice is counted and moved on every core, each its own part, in order.
-func radixSortBits(items []uint64, scratch *[]uint64, lo, width int) {
+// scratch is as long as items at least.
+func radixSortBits(items, scratch []uint64, lo, width int) {
 	if width == 0 || len(items) < 2 {
 		return
 	}
@@ -98,10 +100,7 @@ func radixSortBits(items []uint64, scratch *[]uint64, lo, width int) {
 	for part := range counts {
 		counts[part] = make([]int, size)
 	}
-	if cap(*scratch) < len(items) {
-		*scratch = make([]uint64, len(items))
-	}
-	src, dst := items, (*scratch)[:len(items)]
+	src, dst := items, scratch[:len(items)]
 	for d := range passes {
 		shift := lo + d*digit
 		inParts(len(src), func(part, lo, hi int) {

@@ -13,12 +13,8 @@ import (
 
 // PathOrder returns the indexes of files in the order of their stored
 // paths (deltafs ls).
-func PathOrder(files []replay.File) []int {
-	paths := make([]string, len(files))
-	for i := range files {
-		paths[i] = files[i].Path
-	}
-	return Order(paths)
+func PathOrder(files []replay.File) []int32 {
+	return orderOf(len(files), func(i int) string { return files[i].Path })
 }
 
 // Order returns the indexes of strs in sorted order; strs hold no NUL
@@ -31,36 +27,48 @@ func PathOrder(files []replay.File) []int {
 // agree on more than the prefix and are sorted again the same way past
 // what they agree on. The keys of the first 16 bytes are read in one pass
 // over strs in the order given; only ties read strings again.
-func Order(strs []string) []int {
-	s := sorter{strs: strs, idxBits: bits.Len(uint(len(strs)))}
+func Order(strs []string) []int32 {
+	return orderOf(len(strs), func(i int) string { return strs[i] })
+}
+
+// orderOf is Order of the n strings str gives (a function, not a slice:
+// a slice of a million paths copied out of their files was 16 MB of new
+// memory to fault in).
+func orderOf(n int, str func(int) string) []int32 {
+	s := sorter{str: str, idxBits: bits.Len(uint(n))}
 	s.idxMask = 1<<s.idxBits - 1
-	items := make([]uint64, len(strs))
-	if len(strs) > 1 {
-		keys := make([]key16, len(strs))
-		depth, diff := keyAll(strs, keys)
-		inParts(len(items), func(_, lo, hi int) {
-			for i := lo; i < hi; i++ {
-				items[i] = uint64(i)
-			}
-		})
-		var scratch sortScratch
-		s.sort(items, keys, diff, depth, &scratch)
+	order := make([]int32, n)
+	if n < 2 {
+		return order
 	}
-	order := make([]int, len(items))
-	inParts(len(items), func(_, lo, hi int) {
+	keys := make([]uint64, 2*n)
+	depth, diff := s.keyAll(keys)
+	items := make([]uint64, n)
+	inParts(n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			items[i] = uint64(i)
+		}
+	})
+	s.sort(items, keys, diff, depth, &sortScratch{})
+	inParts(n, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			order[k] = int(items[k] & s.idxMask)
+			order[k] = int32(items[k] & s.idxMask)
 		}
 	})
 	return order
 }
 
 // key16 is the 16 bytes of a string from some depth as two big-endian
-// integers, zero past the string's end.
+// integers, zero past the string's end. A slice of keys holds them as
+// pairs of words, which the radix sort reuses once they are packed.
 type key16 struct{ hi, lo uint64 }
 
 func keyAt(p string, depth int) key16 {
 	return key16{key8(p, depth), key8(p, depth+8)}
+}
+
+func putKey(keys []uint64, j int, k key16) {
+	keys[2*j], keys[2*j+1] = k.hi, k.lo
 }
 
 // or adds to d the bits in which a and b differ.
@@ -72,32 +80,31 @@ func (d *key16) or(a, b key16) {
 // sorter sorts items: a string's index in the low idxBits bits, above it
 // the packed bits of its key being sorted on.
 type sorter struct {
-	strs    []string
+	str     func(int) string
 	idxBits int
 	idxMask uint64
 }
 
-// sortScratch is what one goroutine reuses between the runs it sorts.
-type sortScratch struct {
-	items []uint64
-	keys  []key16
-}
+func (s *sorter) strOf(item uint64) string { return s.str(int(item & s.idxMask)) }
+
+// sortScratch is the buffer one goroutine reads the keys of ties into.
+type sortScratch struct{ keys []uint64 }
 
 // smallRunMax is the run length up to which strings are compared as
 // strings (an insertion sort) rather than keyed and radix sorted.
 const smallRunMax = 16
 
 // sort sorts items, whose strings share at least depth bytes, by string;
-// keys[j] holds the 16 bytes from depth of items[j]'s string, and diff
-// the bits in which keys differ.
-func (s *sorter) sort(items []uint64, keys []key16, diff key16, depth int, scratch *sortScratch) {
+// keys holds the 16 bytes from depth of each item's string (see key16),
+// and diff the bits in which they differ.
+func (s *sorter) sort(items, keys []uint64, diff key16, depth int, scratch *sortScratch) {
 	p := packingFor(diff, 64-s.idxBits)
 	inParts(len(items), func(_, lo, hi int) {
 		for j := lo; j < hi; j++ {
-			items[j] = p.pack(keys[j])<<s.idxBits | items[j]&s.idxMask
+			items[j] = p.pack(keys[2*j], keys[2*j+1])<<s.idxBits | items[j]&s.idxMask
 		}
 	})
-	radixSortBits(items, &scratch.items, s.idxBits, p.width)
+	radixSortBits(items, keys[:len(items)], s.idxBits, p.width)
 	// Runs of equal packed keys agree on the first p.agreed bytes from
 	// depth; those that go on past them are sorted past them.
 	var runs []run
@@ -107,7 +114,7 @@ func (s *sorter) sort(items []uint64, keys []key16, diff key16, depth int, scrat
 		for hi < len(items) && items[hi]>>s.idxBits == items[lo]>>s.idxBits {
 			hi++
 		}
-		if hi-lo > 1 && len(s.strs[items[lo]&s.idxMask]) >= depth+p.agreed {
+		if hi-lo > 1 && len(s.strOf(items[lo])) >= depth+p.agreed {
 			runs = append(runs, run{lo, hi})
 			tied += hi - lo
 		}
@@ -148,22 +155,24 @@ type run struct{ lo, hi int }
 func (s *sorter) sortTies(items []uint64, depth int, scratch *sortScratch) {
 	if len(items) <= smallRunMax {
 		for i := 1; i < len(items); i++ { // insertion sort, stable
-			for j := i; j > 0 && s.strs[items[j]&s.idxMask][depth:] < s.strs[items[j-1]&s.idxMask][depth:]; j-- {
+			for j := i; j > 0 && s.strOf(items[j])[depth:] < s.strOf(items[j-1])[depth:]; j-- {
 				items[j], items[j-1] = items[j-1], items[j]
 			}
 		}
 		return
 	}
-	if cap(scratch.keys) < len(items) {
-		scratch.keys = make([]key16, len(items))
+	if cap(scratch.keys) < 2*len(items) {
+		scratch.keys = make([]uint64, 2*len(items))
 	}
-	// sort is done with the keys once packed: the ties it sorts next
-	// read theirs into the same buffer.
-	keys := scratch.keys[:len(items)]
+	// sort is done with the keys once packed and sorted by: the ties it
+	// sorts next read theirs into the same buffer.
+	keys := scratch.keys[:2*len(items)]
 	var diff key16
+	k0 := keyAt(s.strOf(items[0]), depth)
 	for j, it := range items {
-		keys[j] = keyAt(s.strs[it&s.idxMask], depth)
-		diff.or(keys[j], keys[0])
+		k := keyAt(s.strOf(it), depth)
+		putKey(keys, j, k)
+		diff.or(k, k0)
 	}
 	s.sort(items, keys, diff, depth, scratch)
 }
@@ -171,40 +180,46 @@ func (s *sorter) sortTies(items []uint64, depth int, scratch *sortScratch) {
 // keyAll fills keys with the first 16 bytes of each string after the
 // prefix all strings share, and returns that prefix's length and the
 // bits in which keys differ. The prefix is guessed from a few strings
-// spread over strs, and checked while the keys are read: one pass over
-// strs, where finding the prefix and then reading the keys took two
-// (strs do not fit in a cache). A guess too long, found by the check,
+// spread over the strings, and checked while the keys are read: one pass
+// over them, where finding the prefix and then reading the keys took two
+// (they do not fit in a cache). A guess too long, found by the check,
 // costs the second pass after all.
-func keyAll(strs []string, keys []key16) (int, key16) {
+func (s *sorter) keyAll(keys []uint64) (int, key16) {
 	const samples = 64
-	step := max(len(strs)/samples, 1)
-	guess := len(strs[0])
-	for i := step; i < len(strs); i += step {
-		guess = min(guess, len(strs[i]))
-		guess = sharedFrom(strs[i][:guess], strs[0][:guess], 0)
+	n := len(keys) / 2
+	step := max(n/samples, 1)
+	str0 := s.str(0)
+	guess := len(str0)
+	for i := step; i < n; i += step {
+		p := s.str(i)
+		guess = min(guess, len(p))
+		guess = sharedFrom(p[:guess], str0[:guess], 0)
 	}
-	first := strs[0][:guess]
-	shared := make([]int, partsFor(len(strs)))
+	first := str0[:guess]
+	shared := make([]int, partsFor(n))
 	diffs := make([]key16, len(shared))
-	inParts(len(strs), func(part, lo, hi int) {
-		n, k0 := guess, keyAt(strs[0], guess)
+	inParts(n, func(part, lo, hi int) {
+		at, k0 := guess, keyAt(str0, guess)
 		for i := lo; i < hi; i++ {
-			if !strings.HasPrefix(strs[i], first[:n]) {
-				n = sharedFrom(strs[i], first, 0)
+			p := s.str(i)
+			if !strings.HasPrefix(p, first[:at]) {
+				at = sharedFrom(p, first, 0)
 			}
-			keys[i] = keyAt(strs[i], guess)
-			diffs[part].or(keys[i], k0)
+			k := keyAt(p, guess)
+			putKey(keys, i, k)
+			diffs[part].or(k, k0)
 		}
-		shared[part] = n
+		shared[part] = at
 	})
-	n := slices.Min(shared)
-	if n < guess {
-		k0 := keyAt(strs[0], n)
-		inParts(len(strs), func(part, lo, hi int) {
+	depth := slices.Min(shared)
+	if depth < guess {
+		k0 := keyAt(str0, depth)
+		inParts(n, func(part, lo, hi int) {
 			diffs[part] = key16{}
 			for i := lo; i < hi; i++ {
-				keys[i] = keyAt(strs[i], n)
-				diffs[part].or(keys[i], k0)
+				k := keyAt(s.str(i), depth)
+				putKey(keys, i, k)
+				diffs[part].or(k, k0)
 			}
 		})
 	}
@@ -212,7 +227,7 @@ func keyAll(strs []string, keys []key16) (int, key16) {
 	for _, d := range diffs {
 		diff.or(d, key16{})
 	}
-	return n, diff
+	return depth, diff
 }
 
 // sharedFrom is how many bytes a and b share from offset at.

@@ -14,10 +14,10 @@ import (
 // reading them costs more than writing them: lines are put together a
 // chunk at a time on every core and written in order, with a bounded
 // number of chunks in flight.
-func WritePaths(w io.Writer, files []replay.File, order []int) error {
+func WritePaths(w io.Writer, files []replay.File, order []int32) error {
 	const linesPerChunk = 1 << 13
 	chunks := (len(order) + linesPerChunk - 1) / linesPerChunk
-	chunk := func(c int) []int { return order[c*linesPerChunk : min((c+1)*linesPerChunk, len(order))] }
+	chunk := func(c int) []int32 { return order[c*linesPerChunk : min((c+1)*linesPerChunk, len(order))] }
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers < 2 {
 		var buf []byte
@@ -74,7 +74,7 @@ func WritePaths(w io.Writer, files []replay.File, order []int) error {
 }
 
 // appendPaths appends the paths of files in order, one per line.
-func appendPaths(buf []byte, files []replay.File, order []int) []byte {
+func appendPaths(buf []byte, files []replay.File, order []int32) []byte {
 	for _, i := range order {
 		buf = append(buf, files[i].Path...)
 		buf = append(buf, '\n')

@@ -14,10 +14,10 @@ import (
 func TestWritePathsMatchesSequential(t *testing.T) {
 	for _, n := range []int{0, 1, 8191, 8192, 8193, 5*8192 + 7} {
 		files := make([]replay.File, n)
-		order := make([]int, n)
+		order := make([]int32, n)
 		for i := range files {
 			files[i].Path = fmt.Sprintf("p=%d/part-%07d.parquet", i%7, i)
-			order[i] = n - 1 - i
+			order[i] = int32(n - 1 - i)
 		}
 		var got bytes.Buffer
 		if err := WritePaths(&got, files, order); err != nil {
@@ -46,9 +46,9 @@ func (w *failAfter) Write(p []byte) (int, error) {
 // returned.
 func TestWritePathsStopsOnError(t *testing.T) {
 	files := make([]replay.File, 40*8192)
-	order := make([]int, len(files))
+	order := make([]int32, len(files))
 	for i := range files {
-		files[i].Path, order[i] = fmt.Sprint(i), i
+		files[i].Path, order[i] = fmt.Sprint(i), int32(i)
 	}
 	if err := WritePaths(&failAfter{n: 2}, files, order); !errors.Is(err, errFull) {
 		t.Fatalf("err = %v, want %v", err, errFull)

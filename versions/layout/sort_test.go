@@ -158,17 +158,19 @@ func TestKeyAllFindsTheSharedPrefix(t *testing.T) {
 		if c.at >= 0 {
 			strs[c.at] = c.path
 		}
-		keys := make([]key16, len(strs))
-		got, diff := keyAll(strs, keys)
+		keys := make([]uint64, 2*len(strs))
+		s := sorter{str: func(i int) string { return strs[i] }}
+		got, diff := s.keyAll(keys)
 		if got != c.want {
 			t.Errorf("%q at %d: prefix %d, want %d", c.path, c.at, got, c.want)
 		}
 		var want key16
-		for i, k := range keys {
-			if k != keyAt(strs[i], c.want) {
+		for i := range strs {
+			k := keyAt(strs[i], c.want)
+			if keys[2*i] != k.hi || keys[2*i+1] != k.lo {
 				t.Fatalf("%q at %d: key %d wrong", c.path, c.at, i)
 			}
-			want.or(k, keys[0])
+			want.or(k, keyAt(strs[0], c.want))
 		}
 		if diff != want {
 			t.Errorf("%q at %d: keys differ in %x, want %x", c.path, c.at, diff, want)
