@@ -6,17 +6,17 @@ import (
 	"sync"
 )
 
-// packing keeps, of a set of 16-byte keys, the bits that differ between
-// them: for each byte where some do, the span from its highest such bit
-// to its lowest (the bits around it are the same in every key, as are
-// the bytes where none differ), concatenated most significant first.
-// Leaving out bits that are the same in every key keeps the keys' order:
-// packed keys sort as the keys do. From the first byte whose span does
-// not fit in the room given, the bytes are left out: keys equal once
-// packed then agree on their first agreed bytes only (16 otherwise).
+// packing keeps, of a set of keys, the bits that differ between them:
+// for each byte where some do, the span from its highest such bit to its
+// lowest (the bits around it are the same in every key, as are the bytes
+// where none differ), concatenated most significant first. Leaving out
+// bits that are the same in every key keeps the keys' order: packed keys
+// sort as the keys do. From the first byte whose span does not fit in the
+// room given, the bytes are left out: keys equal once packed then agree
+// on their first agreed bytes only (all their bytes otherwise).
 type packing struct {
-	hi, lo []field // spans of the key's first and second word
-	width  int     // bits of a packed key
+	fields [maxWords][]field // spans of each word of the key
+	width  int               // bits of a packed key
 	agreed int
 }
 
@@ -26,16 +26,14 @@ type field struct {
 	mask        uint64
 }
 
-// packingFor returns the packing of keys that differ in the bits of diff.
-func packingFor(diff key16, room int) packing {
-	p := packing{agreed: 16}
-	for b := range 16 {
-		word, fields := diff.hi, &p.hi
-		if b >= 8 {
-			word, fields = diff.lo, &p.lo
-		}
+// packingFor returns the packing of keys of words words that differ in
+// the bits of diff.
+func packingFor(diff *diffBits, words, room int) packing {
+	p := packing{agreed: 8 * words}
+	for b := range 8 * words {
+		fields := &p.fields[b/8]
 		byteShift := 56 - 8*(b%8)
-		m := uint8(word >> byteShift)
+		m := uint8(diff[b/8] >> byteShift)
 		if m == 0 {
 			continue
 		}
@@ -57,14 +55,13 @@ func packingFor(diff key16, room int) packing {
 	return p
 }
 
-// pack is the packed key of the key hi, lo.
-func (p *packing) pack(hi, lo uint64) uint64 {
+// pack is the packed key of k.
+func (p *packing) pack(k []uint64) uint64 {
 	var v uint64
-	for _, f := range p.hi { // shifts & 63: no check for shifts past 63
-		v = v<<(f.bits&63) | hi>>(f.shift&63)&f.mask
-	}
-	for _, f := range p.lo {
-		v = v<<(f.bits&63) | lo>>(f.shift&63)&f.mask
+	for w, x := range k {
+		for _, f := range p.fields[w&(maxWords-1)] { // shifts & 63: no check for shifts past 63
+			v = v<<(f.bits&63) | x>>(f.shift&63)&f.mask
+		}
 	}
 	return v
 }

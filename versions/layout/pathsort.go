@@ -1,12 +1,10 @@
 package layout
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"runtime"
-	"slices"
-	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/deltafs/deltafs/replay"
 )
@@ -20,13 +18,14 @@ func PathOrder(files []replay.File) []int32 {
 // Order returns the indexes of strs in sorted order; strs hold no NUL
 // (paths, served names). They share long prefixes
 // ("date=2024-01-01/part-"), which make every comparison of a comparison
-// sort walk them; instead the 16 bytes after their common prefix are read
-// as two big-endian integers, of which only the bits that differ between
+// sort walk them; instead the bytes after their common prefix are read as
+// big-endian words (a key), of which only the bits that differ between
 // strings are kept, packed into one word above the string's index and
 // sorted by a radix sort (see packing). Strings whose packed bits tie
 // agree on more than the prefix and are sorted again the same way past
-// what they agree on. The keys of the first 16 bytes are read in one pass
-// over strs in the order given; only ties read strings again.
+// what they agree on. The keys are read in one pass over strs in the
+// order given, as many words as a sample of strs says are needed to tell
+// strings apart (see keyWords); only ties read strings again.
 func Order(strs []string) []int32 {
 	return orderOf(len(strs), func(i int) string { return strs[i] })
 }
@@ -37,19 +36,26 @@ func Order(strs []string) []int32 {
 func orderOf(n int, str func(int) string) []int32 {
 	s := sorter{str: str, idxBits: bits.Len(uint(n))}
 	s.idxMask = 1<<s.idxBits - 1
-	order := make([]int32, n)
 	if n < 2 {
-		return order
+		return make([]int32, n)
 	}
-	keys := make([]uint64, 2*n)
-	depth, diff := s.keyAll(keys)
+	guess, words := s.sample(n)
+	return s.order(n, guess, words)
+}
+
+// order sorts the n strings, at least two, keyed by words words past the
+// guessed prefix.
+func (s *sorter) order(n, guess, words int) []int32 {
+	order := make([]int32, n)
+	keys := make([]uint64, words*n)
+	depth, diff := s.keyAll(keys, words, guess)
 	items := make([]uint64, n)
 	inParts(n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			items[i] = uint64(i)
 		}
 	})
-	s.sort(items, keys, diff, depth, &sortScratch{})
+	s.sort(items, keys, words, &diff, depth, &sortScratch{})
 	inParts(n, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			order[k] = int32(items[k] & s.idxMask)
@@ -58,23 +64,30 @@ func orderOf(n int, str func(int) string) []int32 {
 	return order
 }
 
-// key16 is the 16 bytes of a string from some depth as two big-endian
-// integers, zero past the string's end. A slice of keys holds them as
-// pairs of words, which the radix sort reuses once they are packed.
-type key16 struct{ hi, lo uint64 }
+// maxWords is the most words of a string a key holds.
+const maxWords = 4
 
-func keyAt(p string, depth int) key16 {
-	return key16{key8(p, depth), key8(p, depth+8)}
+// tieWords is how many words the keys of tied strings hold.
+const tieWords = 2
+
+// A key is a string's bytes from some depth as big-endian words, zero past
+// the string's end; a slice of keys holds them one after another, and the
+// radix sort reuses it once they are packed. diffBits is the bits in
+// which a set of keys differ.
+type diffBits [maxWords]uint64
+
+// readKey fills k with p's words from depth.
+func readKey(k []uint64, p string, depth int) {
+	for w := range k {
+		k[w] = key8(p, depth+8*w)
+	}
 }
 
-func putKey(keys []uint64, j int, k key16) {
-	keys[2*j], keys[2*j+1] = k.hi, k.lo
-}
-
-// or adds to d the bits in which a and b differ.
-func (d *key16) or(a, b key16) {
-	d.hi |= a.hi ^ b.hi
-	d.lo |= a.lo ^ b.lo
+// add adds to d the bits in which keys a and b differ.
+func (d *diffBits) add(a, b []uint64) {
+	for w := range a {
+		d[w] |= a[w] ^ b[w]
+	}
 }
 
 // sorter sorts items: a string's index in the low idxBits bits, above it
@@ -95,13 +108,13 @@ type sortScratch struct{ keys []uint64 }
 const smallRunMax = 16
 
 // sort sorts items, whose strings share at least depth bytes, by string;
-// keys holds the 16 bytes from depth of each item's string (see key16),
-// and diff the bits in which they differ.
-func (s *sorter) sort(items, keys []uint64, diff key16, depth int, scratch *sortScratch) {
-	p := packingFor(diff, 64-s.idxBits)
+// keys holds the key of each item's string from depth, words long, and
+// diff the bits in which they differ.
+func (s *sorter) sort(items, keys []uint64, words int, diff *diffBits, depth int, scratch *sortScratch) {
+	p := packingFor(diff, words, 64-s.idxBits)
 	inParts(len(items), func(_, lo, hi int) {
 		for j := lo; j < hi; j++ {
-			items[j] = p.pack(keys[2*j], keys[2*j+1])<<s.idxBits | items[j]&s.idxMask
+			items[j] = p.pack(keys[j*words:(j+1)*words])<<s.idxBits | items[j]&s.idxMask
 		}
 	})
 	radixSortBits(items, keys[:len(items)], s.idxBits, p.width)
@@ -121,28 +134,32 @@ func (s *sorter) sort(items, keys []uint64, diff key16, depth int, scratch *sort
 		lo = hi
 	}
 	depth += p.agreed
-	sortTies := func(r run, scratch *sortScratch) { s.sortTies(items[r.lo:r.hi], depth, scratch) }
+	sortTies := func(runs []run, scratch *sortScratch) {
+		for _, r := range runs {
+			s.sortTies(items[r.lo:r.hi], depth, scratch)
+		}
+	}
 	workers := runtime.GOMAXPROCS(0)
 	if tied < parallelMin || workers < 2 || len(runs) < 2 {
-		for _, r := range runs {
-			sortTies(r, scratch)
-		}
+		sortTies(runs, scratch)
 		return
 	}
-	next := make(chan run)
+	// Runs are taken a batch at a time: most are a pair or two.
+	const batch = 64
+	var taken atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			var own sortScratch
-			for r := range next {
-				sortTies(r, &own)
+			for {
+				lo := int(taken.Add(batch)) - batch
+				if lo >= len(runs) {
+					return
+				}
+				sortTies(runs[lo:min(lo+batch, len(runs))], &own)
 			}
 		})
 	}
-	for _, r := range runs {
-		next <- r
-	}
-	close(next)
 	wg.Wait()
 }
 
@@ -161,92 +178,17 @@ func (s *sorter) sortTies(items []uint64, depth int, scratch *sortScratch) {
 		}
 		return
 	}
-	if cap(scratch.keys) < 2*len(items) {
-		scratch.keys = make([]uint64, 2*len(items))
+	if cap(scratch.keys) < tieWords*len(items) {
+		scratch.keys = make([]uint64, tieWords*len(items))
 	}
 	// sort is done with the keys once packed and sorted by: the ties it
 	// sorts next read theirs into the same buffer.
-	keys := scratch.keys[:2*len(items)]
-	var diff key16
-	k0 := keyAt(s.strOf(items[0]), depth)
+	keys := scratch.keys[:tieWords*len(items)]
+	var diff diffBits
 	for j, it := range items {
-		k := keyAt(s.strOf(it), depth)
-		putKey(keys, j, k)
-		diff.or(k, k0)
+		k := keys[j*tieWords : (j+1)*tieWords]
+		readKey(k, s.strOf(it), depth)
+		diff.add(k, keys[:tieWords])
 	}
-	s.sort(items, keys, diff, depth, scratch)
-}
-
-// keyAll fills keys with the first 16 bytes of each string after the
-// prefix all strings share, and returns that prefix's length and the
-// bits in which keys differ. The prefix is guessed from a few strings
-// spread over the strings, and checked while the keys are read: one pass
-// over them, where finding the prefix and then reading the keys took two
-// (they do not fit in a cache). A guess too long, found by the check,
-// costs the second pass after all.
-func (s *sorter) keyAll(keys []uint64) (int, key16) {
-	const samples = 64
-	n := len(keys) / 2
-	step := max(n/samples, 1)
-	str0 := s.str(0)
-	guess := len(str0)
-	for i := step; i < n; i += step {
-		p := s.str(i)
-		guess = min(guess, len(p))
-		guess = sharedFrom(p[:guess], str0[:guess], 0)
-	}
-	first := str0[:guess]
-	shared := make([]int, partsFor(n))
-	diffs := make([]key16, len(shared))
-	inParts(n, func(part, lo, hi int) {
-		at, k0 := guess, keyAt(str0, guess)
-		for i := lo; i < hi; i++ {
-			p := s.str(i)
-			if !strings.HasPrefix(p, first[:at]) {
-				at = sharedFrom(p, first, 0)
-			}
-			k := keyAt(p, guess)
-			putKey(keys, i, k)
-			diffs[part].or(k, k0)
-		}
-		shared[part] = at
-	})
-	depth := slices.Min(shared)
-	if depth < guess {
-		k0 := keyAt(str0, depth)
-		inParts(n, func(part, lo, hi int) {
-			diffs[part] = key16{}
-			for i := lo; i < hi; i++ {
-				k := keyAt(s.str(i), depth)
-				putKey(keys, i, k)
-				diffs[part].or(k, k0)
-			}
-		})
-	}
-	var diff key16
-	for _, d := range diffs {
-		diff.or(d, key16{})
-	}
-	return depth, diff
-}
-
-// sharedFrom is how many bytes a and b share from offset at.
-func sharedFrom(a, b string, at int) int {
-	m := min(len(a), len(b))
-	j := at
-	for j < m && a[j] == b[j] {
-		j++
-	}
-	return j - at
-}
-
-// key8 is the 8 bytes of p from depth as a big-endian integer, shorter
-// strings padded with zeros: one that ends sorts before one that goes on,
-// as no string holds a NUL.
-func key8(p string, depth int) uint64 {
-	var b [8]byte
-	if depth < len(p) {
-		copy(b[:], p[depth:])
-	}
-	return binary.BigEndian.Uint64(b[:])
+	s.sort(items, keys, tieWords, &diff, depth, scratch)
 }

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -103,6 +104,65 @@ func FuzzOrder(f *testing.F) {
 	})
 }
 
+// Keys of any length sort as a comparison sort does: one word, which
+// leaves most strings tied, to more words than the strings hold.
+func TestOrderWithAnyKeyLength(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	strs := make([]string, 2*parallelMin)
+	for i := range strs {
+		p := fmt.Sprintf("date=2024-01-%02d/hour=%02d/part-%05d-%x", rng.IntN(31), rng.IntN(24), rng.IntN(200), rng.Uint32())
+		strs[i] = p[:min(len(p), 10+rng.IntN(40))]
+	}
+	want := slices.Sorted(slices.Values(strs))
+	s := sorter{str: func(i int) string { return strs[i] }, idxBits: bits.Len(uint(len(strs)))}
+	s.idxMask = 1<<s.idxBits - 1
+	guess, _ := s.sample(len(strs))
+	for words := 1; words <= maxWords; words++ {
+		for k, i := range s.order(len(strs), guess, words) {
+			if strs[i] != want[k] {
+				t.Fatalf("%d words: %d is %q, want %q", words, k, strs[i], want[k])
+			}
+		}
+	}
+}
+
+// BenchmarkOrder sorts a million paths of a few shapes: flat (a writer's
+// part numbers), one partition column, two, random two-letter prefixes
+// (column mapping), and the bench table's.
+func BenchmarkOrder(b *testing.B) {
+	const hex = "-cd85-4ea3-bb7f-7d11ceed28bf.c000.snappy.parquet"
+	shapes := []struct {
+		name string
+		path func(rng *rand.Rand, i int) string
+	}{
+		{"flat", func(rng *rand.Rand, i int) string { return fmt.Sprintf("part-%05d-%08x%s", i%200, rng.Uint32(), hex) }},
+		{"date", func(rng *rand.Rand, i int) string {
+			return fmt.Sprintf("date=2024-01-%02d/part-%05d-%08x%s", i%31+1, i%200, rng.Uint32(), hex)
+		}},
+		{"date-hour", func(rng *rand.Rand, i int) string {
+			return fmt.Sprintf("date=2024-01-%02d/hour=%02d/part-%05d-%08x%s", i%31+1, i%24, i%200, rng.Uint32(), hex)
+		}},
+		{"random-prefix", func(rng *rand.Rand, i int) string {
+			return fmt.Sprintf("%c%c/part-%05d-%08x%s", 'A'+rng.IntN(26), 'a'+rng.IntN(26), i%200, rng.Uint32(), hex)
+		}},
+		{"bench", func(rng *rand.Rand, i int) string {
+			return fmt.Sprintf("date=2024-01-%02d/part-%05d-%08x%s", rng.IntN(31)+1, rng.IntN(100000), rng.Uint32(), hex)
+		}},
+	}
+	for _, shape := range shapes {
+		rng := rand.New(rand.NewPCG(1, 2))
+		strs := make([]string, 1_000_000)
+		for i := range strs {
+			strs[i] = shape.path(rng, i)
+		}
+		b.Run(shape.name, func(b *testing.B) {
+			for b.Loop() {
+				Order(strs)
+			}
+		})
+	}
+}
+
 // One writer's paths: a long shared prefix, partitions, then names that
 // tie past the first 16 bytes (the keys read in the first pass) in runs
 // long enough to be sorted on every core.
@@ -160,17 +220,19 @@ func TestKeyAllFindsTheSharedPrefix(t *testing.T) {
 		}
 		keys := make([]uint64, 2*len(strs))
 		s := sorter{str: func(i int) string { return strs[i] }}
-		got, diff := s.keyAll(keys)
+		guess, _ := s.sample(len(strs))
+		got, diff := s.keyAll(keys, 2, guess)
 		if got != c.want {
 			t.Errorf("%q at %d: prefix %d, want %d", c.path, c.at, got, c.want)
 		}
-		var want key16
+		var want diffBits
+		k0 := []uint64{key8(strs[0], c.want), key8(strs[0], c.want+8)}
 		for i := range strs {
-			k := keyAt(strs[i], c.want)
-			if keys[2*i] != k.hi || keys[2*i+1] != k.lo {
+			k := []uint64{key8(strs[i], c.want), key8(strs[i], c.want+8)}
+			if !slices.Equal(keys[2*i:2*i+2], k) {
 				t.Fatalf("%q at %d: key %d wrong", c.path, c.at, i)
 			}
-			want.or(k, keyAt(strs[0], c.want))
+			want.add(k, k0)
 		}
 		if diff != want {
 			t.Errorf("%q at %d: keys differ in %x, want %x", c.path, c.at, diff, want)
