@@ -73,7 +73,7 @@ func (s *sorter) keyAll(keys []uint64, words, guess int) (int, diffBits) {
 	diffs := make([]diffBits, len(shared))
 	read := func(depth int) func(part, lo, hi int) {
 		return func(part, lo, hi int) {
-			var k0 [maxWords]uint64
+			var k0, diff diffBits
 			readKey(k0[:words], str0, depth)
 			at := depth
 			for i := lo; i < hi; i++ {
@@ -81,16 +81,17 @@ func (s *sorter) keyAll(keys []uint64, words, guess int) (int, diffBits) {
 				if !strings.HasPrefix(p, first[:at]) {
 					at = sharedFrom(p, first, 0)
 				}
-				readKey(k, p, depth)
-				diffs[part].add(k, k0[:words])
+				for w := range k { // readKey and add, by hand: neither is inlined
+					k[w] = key8(p, depth+8*w)
+					diff[w&(maxWords-1)] |= k[w] ^ k0[w&(maxWords-1)]
+				}
 			}
-			shared[part] = at
+			diffs[part], shared[part] = diff, at
 		}
 	}
 	inParts(n, read(guess))
 	depth := slices.Min(shared)
 	if depth < guess {
-		clear(diffs)
 		inParts(n, read(depth))
 	}
 	var diff diffBits
@@ -116,6 +117,11 @@ func sharedFrom(a, b string, at int) int {
 // strings padded with zeros: one that ends sorts before one that goes on,
 // as no string holds a NUL.
 func key8(p string, depth int) uint64 {
+	if depth+8 <= len(p) { // one load
+		s := p[depth : depth+8]
+		return uint64(s[7]) | uint64(s[6])<<8 | uint64(s[5])<<16 | uint64(s[4])<<24 |
+			uint64(s[3])<<32 | uint64(s[2])<<40 | uint64(s[1])<<48 | uint64(s[0])<<56
+	}
 	var b [8]byte
 	if depth < len(p) {
 		copy(b[:], p[depth:])
