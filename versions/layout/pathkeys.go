@@ -14,7 +14,7 @@ const sampleSize = 256
 // sample guesses, from strings spread over the n, the length of the
 // prefix all share and how many words past it their keys should hold:
 // the fewest whose bytes take, in the sample, enough distinct values to
-// tell about 256 times n strings apart (as if bytes were independent),
+// tell 64 times n strings apart (as if bytes were independent),
 // so that few strings tie and need their strings read again, and no
 // more words than the sampled strings reach. Both are guesses only:
 // keyAll checks the prefix, and a key too short costs ties, not order.

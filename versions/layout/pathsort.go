@@ -25,7 +25,7 @@ func PathOrder(files []replay.File) []int32 {
 // agree on more than the prefix and are sorted again the same way past
 // what they agree on. The keys are read in one pass over strs in the
 // order given, as many words as a sample of strs says are needed to tell
-// strings apart (see keyWords); only ties read strings again.
+// strings apart (see sample); only ties read strings again.
 func Order(strs []string) []int32 {
 	return orderOf(len(strs), func(i int) string { return strs[i] })
 }
