@@ -15,24 +15,20 @@ func PathOrder(files []replay.File) []int32 {
 	return orderOf(len(files), func(i int) string { return files[i].Path })
 }
 
-// Order returns the indexes of strs in sorted order; strs hold no NUL
-// (paths, served names). They share long prefixes
-// ("date=2024-01-01/part-"), which make every comparison of a comparison
-// sort walk them; instead the bytes after their common prefix are read as
-// big-endian words (a key), of which only the bits that differ between
-// strings are kept, packed into one word above the string's index and
-// sorted by a radix sort (see packing). Strings whose packed bits tie
-// agree on more than the prefix and are sorted again the same way past
-// what they agree on. The keys are read in one pass over strs in the
-// order given, as many words as a sample of strs says are needed to tell
-// strings apart (see sample); only ties read strings again.
-func Order(strs []string) []int32 {
-	return orderOf(len(strs), func(i int) string { return strs[i] })
-}
-
-// orderOf is Order of the n strings str gives (a function, not a slice:
-// a slice of a million paths copied out of their files was 16 MB of new
-// memory to fault in).
+// orderOf returns the indexes of the n strings str gives in sorted
+// order; they hold no NUL (paths, served names). They share long
+// prefixes ("date=2024-01-01/part-"), which make every comparison of a
+// comparison sort walk them; instead the bytes after their common prefix
+// are read as big-endian words (a key), of which only the bits that
+// differ between strings are kept, packed into one word above the
+// string's index and sorted by a radix sort (see packing). Strings whose
+// packed bits tie agree on more than the prefix and are sorted again the
+// same way past what they agree on. The keys are read in one pass over
+// the strings in the order given, as many words as a sample says are
+// needed to tell strings apart (see sample); only ties read strings
+// again. The strings come from a function, not a slice: a slice of a
+// million paths copied out of their files was 16 MB of new memory to
+// fault in.
 func orderOf(n int, str func(int) string) []int32 {
 	s := sorter{str: str, idxBits: bits.Len(uint(n))}
 	s.idxMask = 1<<s.idxBits - 1

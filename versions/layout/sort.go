@@ -11,16 +11,12 @@ func byName(a, b Entry) int {
 	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.File.Path, b.File.Path))
 }
 
-// sortEntries sorts es by byName: by name with Order's radix sort (a
+// sortEntries sorts es by byName: by name with orderOf's radix sort (a
 // comparison sort of a million names sharing long prefixes took 0.5 s),
 // then the rare runs of one name (files unique renames) by stored path.
 func sortEntries(es []Entry) {
-	names := make([]string, len(es))
-	for i := range es {
-		names[i] = es[i].Name
-	}
 	sorted := make([]Entry, len(es))
-	for k, i := range Order(names) {
+	for k, i := range orderOf(len(es), func(i int) string { return es[i].Name }) {
 		sorted[k] = es[i]
 	}
 	for lo := 0; lo < len(sorted); {
