@@ -31,6 +31,10 @@ var benchShapes = []benchShape{
 		_, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: 250000, ColumnMapping: true, TailCommits: -1})
 		return err
 	}},
+	{"escaped-paths", "escaped paths: 250k adds under timestamp-like folders (%20, %25)", 250000, func(dir string) error {
+		_, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: 250000, EscapedPaths: true, TailCommits: -1})
+		return err
+	}},
 	{"long-tail", "long tail: 3,000 commits, checkpoint every 1,000", 2700, func(dir string) error {
 		_, err := deltagen.LongLog(dir, 3001, 1000)
 		return err

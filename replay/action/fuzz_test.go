@@ -31,14 +31,19 @@ func FuzzParseLines(f *testing.F) {
 }
 
 func FuzzCleanPath(f *testing.F) {
-	for _, s := range []string{"a/b.parquet", "a%20b", "../x", "file:///t/a", "/t/a", "s3://b/k", "a//b", "%2e%2e/x", "x=a:b/c"} {
+	for _, s := range []string{"a/b.parquet", "a%20b", "../x", "file:///t/a", "/t/a", "s3://b/k", "a//b", "%2e%2e/x", "x=a:b/c", "ts=2024-01-01%2010%253A00/part-0.parquet", "a%2", "a%zz", "a%2Fb", "a%2F%2E/b", "%41%00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		// The fast check agrees with the careful path.
+		// The fast checks agree with the careful path.
 		if plainRelative(raw) {
 			if p, err := cleanPath(raw, "file:///t"); p != raw || err != nil {
 				t.Fatalf("plain path %q cleans to %q, %v", raw, p, err)
+			}
+		}
+		if fast, ok := escapedRelative(raw); ok {
+			if p, err := cleanPath(raw, "file:///t"); p != fast || err != nil {
+				t.Fatalf("escaped path %q decodes to %q, the careful way to %q, %v", raw, fast, p, err)
 			}
 		}
 		p, err := CleanPath(raw, "file:///t")

@@ -21,7 +21,58 @@ func CleanPath(raw, root string) (string, error) {
 	if plainRelative(raw) {
 		return raw, nil
 	}
+	if p, ok := escapedRelative(raw); ok {
+		return p, nil
+	}
 	return cleanPath(raw, root)
+}
+
+// escapedRelative is the common case after plainRelative: a relative
+// path whose escapes are its only oddity (Spark's, for partition values
+// with a space, a ':' or a '%'), decoded in one pass, as cleanPath would
+// decode it. ok is false for anything else, a bad escape included: the
+// careful path then says what is wrong.
+func escapedRelative(raw string) (p string, ok bool) {
+	if raw == "" || raw[0] == '/' || strings.IndexByte(raw, ':') >= 0 {
+		return "", false // empty, absolute, or perhaps a scheme
+	}
+	var b strings.Builder
+	b.Grow(len(raw))
+	for rest := raw; rest != ""; {
+		i := strings.IndexByte(rest, '%')
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		if i+2 >= len(rest) {
+			return "", false
+		}
+		hi, lo := unhex(rest[i+1]), unhex(rest[i+2])
+		if hi > 0xf || lo > 0xf {
+			return "", false
+		}
+		b.WriteString(rest[:i])
+		b.WriteByte(hi<<4 | lo)
+		rest = rest[i+3:]
+	}
+	p = b.String()
+	// What checkRelative's fast path accepts as it is.
+	ok = p != "" && p[0] != '/' && p[0] != '.' && p[len(p)-1] != '/' && strings.IndexByte(p, 0) < 0 &&
+		!strings.Contains(p, "/.") && !strings.Contains(p, "//")
+	return p, ok
+}
+
+// unhex is the value of the hex digit c, or 0xff if c is none.
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 0xff
 }
 
 // cleanPath is CleanPath for any path, the careful way.

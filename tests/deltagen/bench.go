@@ -30,6 +30,11 @@ type BenchOptions struct {
 	// column names col-*, partition values keyed by them, files under
 	// random two-letter prefixes as Spark writes them.
 	ColumnMapping bool
+	// EscapedPaths puts the files under folders of a timestamp-like value,
+	// escaped in the log as Spark writes a partition value with a space
+	// and ':' ("date=2024-01-01%2000%253A00/part-..." for the folder
+	// "date=2024-01-01 00%3A00").
+	EscapedPaths bool
 }
 
 // BenchSchemaMapped is BenchSchema under column mapping.
@@ -182,6 +187,9 @@ func (g *benchGen) add(i int) *cpAdd {
 	id[6] = id[6]&0x0f | 0x40
 	id[8] = id[8]&0x3f | 0x80
 	path := "date=" + g.dates[p] + "/part-" + pad5(i) + "-" + formatUUID(id) + ".c000.snappy.parquet"
+	if g.o.EscapedPaths {
+		path = "date=" + g.dates[p] + "%2000%253A00/part-" + pad5(i) + "-" + formatUUID(id) + ".c000.snappy.parquet"
+	}
 	if g.o.ColumnMapping {
 		const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		path = string(letters[id[0]%52]) + string(letters[id[1]%52]) + "/part-" + pad5(i) + "-" + formatUUID(id) + ".c000.snappy.parquet"
