@@ -35,6 +35,7 @@ var benchShapes = []benchShape{
 		_, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: 250000, EscapedPaths: true, TailCommits: -1})
 		return err
 	}},
+	{"v2-sidecars", "v2 checkpoint: 250k adds in 4 Parquet sidecars", 250000, writeV2Sidecars},
 	{"long-tail", "long tail: 3,000 commits, checkpoint every 1,000", 2700, func(dir string) error {
 		_, err := deltagen.LongLog(dir, 3001, 1000)
 		return err
@@ -46,6 +47,28 @@ var benchShapes = []benchShape{
 	{"compactions", "compactions: 5 x (50k adds, then all removed for 5k)", 5000, writeCompactions},
 	{"dvs", "deletion vectors: 100k adds, half rewritten with a vector", 100000, writeManyDVs},
 	{"wide-stats", "wide stats: 100 commits x 100 adds, 300 columns", 10000, writeWideStats},
+}
+
+// writeV2Sidecars writes a v2Checkpoint table of 250k adds in 25
+// commits and a UUID-named v2 checkpoint of the last, its file actions in
+// 4 Parquet sidecars.
+func writeV2Sidecars(dir string) error {
+	t := deltagen.New(dir)
+	features := []string{"v2Checkpoint"}
+	if _, err := t.Commit(deltagen.Protocol(3, 7, features, features), deltagen.Metadata(deltagen.SimpleSchema, nil, map[string]string{"delta.checkpointPolicy": "v2"})); err != nil {
+		return err
+	}
+	for c := range 25 {
+		var adds []action.Action
+		for i := range 10000 {
+			adds = append(adds, deltagen.AddFile(fmt.Sprintf("part-%05d-%05d.parquet", c, i), 100000, 1704067200000, nil, deltagen.Stats(0, 999)))
+		}
+		if _, err := t.Commit(adds...); err != nil {
+			return err
+		}
+	}
+	_, err := t.V2Checkpoint(25, "parquet", 4)
+	return err
 }
 
 // writeCompactions writes rounds of a 50k-add commit whose files a second
