@@ -59,10 +59,13 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	}
 	out := &Result{Tombstones: head.Tombstones, Actions: head.Actions}
 	out.Files = make([]action.File, total, total+opts.Reserve)
+	prefault(out.Files) // before the collector reads it: see prefault
 	copy(out.Files, head.Files)
 	if opts.Details != NoDetails {
 		out.NumRecords = append(make([]int64, 0, total), head.NumRecords...)[:total]
-		out.Partitions = append(make([]*action.Partition, 0, total), head.Partitions...)[:total]
+		out.Partitions = make([]*action.Partition, total)
+		prefault(out.Partitions)
+		copy(out.Partitions, head.Partitions)
 	}
 	err = forEachJob(ctx, jobs, func(j *groupJob, pool *leafPool) error {
 		return decodeRowGroup(j, out, opts, pool)

@@ -125,12 +125,10 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 	hasDV := g.leaves[c.dvType].hasValues()
 	// The windows are exactly paths.count() long.
 	files := out.Files[start : start+paths.count()]
-	prefault(files)
 	var records []int64
 	var parts []*action.Partition
 	if g.opts.Details != NoDetails {
 		records, parts = out.NumRecords[start:start+len(files)], out.Partitions[start:start+len(files)]
-		prefault(parts)
 	}
 	v, kept := 0, 0
 	for i := 0; i < rows; i++ {
