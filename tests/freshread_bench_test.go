@@ -33,10 +33,6 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	}
 	requireFUSE(t)
 	bin, rclone := deltafsBin(t), rcloneBin(t)
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		t.Skip("SKIPPING: no curl")
-	}
 	srv := servers.Start(t, servers.VersityGW)
 	size := int64(1 << 30)
 	if s := os.Getenv("DELTAFS_FRESH_MIB"); s != "" {
@@ -53,12 +49,8 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	var peaks []int64
 	for range runs {
 		start := time.Now()
-		out, err := exec.Command(curl, "-sS", "-o", "/dev/null", "-w", "%{size_download}",
-			"--aws-sigv4", "aws:amz:us-east-1:s3", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--user", servers.S3AccessKey+":"+servers.S3SecretKey, object).Output()
+		curlGet(t, object, size)
 		c := time.Since(start)
-		if err != nil || strings.TrimSpace(string(out)) != strconv.FormatInt(size, 10) {
-			t.Fatalf("curl: %s, %v", out, err)
-		}
 		rc := rcloneMount(t, rclone, srv, "fresh/"+t.Name())
 		r := timeRead(t, filepath.Join(rc.mp, "big.bin"), size)
 		rc.stop()
@@ -142,4 +134,20 @@ func vmHWM(t *testing.T, pid int) int64 {
 	}
 	t.Fatal("no VmHWM")
 	return 0
+}
+
+// curlGet downloads the object at url (http:// on the test S3 server)
+// with one curl GET to /dev/null, signed with the test credentials, and
+// checks its size: the peer of the remote read benchmarks.
+func curlGet(t *testing.T, url string, size int64) {
+	t.Helper()
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("SKIPPING: no curl")
+	}
+	out, err := exec.Command(curl, "-sS", "-o", "/dev/null", "-w", "%{size_download}",
+		"--aws-sigv4", "aws:amz:us-east-1:s3", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--user", servers.S3AccessKey+":"+servers.S3SecretKey, url).Output()
+	if err != nil || strings.TrimSpace(string(out)) != strconv.FormatInt(size, 10) {
+		t.Fatalf("curl: %s, %v", out, err)
+	}
 }

@@ -7,16 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
-
-	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/s3blob"
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/fs"
@@ -28,7 +24,7 @@ import (
 // TestRemoteReadBenchmark measures sequential reading of a 256 MiB data
 // file of a Delta table on versitygw (S3 on 127.0.0.1) through the mount,
 // against one single-stream download of the same object from the same
-// server (a GET streamed to io.Discard), with and without 20 ms of latency
+// server (one curl GET to /dev/null), with and without 20 ms of latency
 // injected before every request. It prints a table; BENCHMARKS.md
 // ("remote read") records it. Run with
 //
@@ -51,6 +47,7 @@ func TestRemoteReadBenchmark(t *testing.T) {
 	srv := servers.Start(t, servers.VersityGW)
 	location := srv.Location("remoteread/bench")
 	want := rrPutTable(t, location, size)
+	object := fmt.Sprintf("http://%s/%s/remoteread/bench/big.bin", srv.Addr, servers.Bucket)
 
 	// The download's speed varies by a factor of two from run to run on a
 	// shared machine, so each mount run is paired with a download just
@@ -70,7 +67,7 @@ func TestRemoteReadBenchmark(t *testing.T) {
 			{"mount, 8 MiB, read-ahead 16, direct *", fs.Options{BlockSize: 8 << 20, ReadAhead: 16, DirectIO: true}},
 			{"mount, 16 MiB, read-ahead 8, direct", fs.Options{BlockSize: 16 << 20, ReadAhead: 8, DirectIO: true}},
 		} {
-			r := rrPaired(runs, func() time.Duration { return rrDownload(t, location, lat) }, func() (time.Duration, blobstore.Counts) {
+			r := rrPaired(runs, func() time.Duration { return rrDownload(t, object, size, lat) }, func() (time.Duration, blobstore.Counts) {
 				return rrMountRead(t, location, lat, c.opts, want)
 			})
 			t.Logf("%-9v %-40s %10.0f %10.0f %6.2fx %6d %7d %7d", lat, c.name, rrMiBps(size, r.mount.d), rrMiBps(size, r.download),
@@ -84,7 +81,7 @@ func TestRemoteReadBenchmark(t *testing.T) {
 	// memory (page faults) where the in-process mounts reuse freed memory.
 	if bin := os.Getenv("DELTAFS_BIN"); bin != "" || rrExists(filepath.Join("..", "bin", "deltafs")) {
 		binPath := deltafsBin(t)
-		r := rrPaired(runs, func() time.Duration { return rrDownload(t, location, 0) }, func() (time.Duration, blobstore.Counts) {
+		r := rrPaired(runs, func() time.Duration { return rrDownload(t, object, size, 0) }, func() (time.Duration, blobstore.Counts) {
 			mp := t.TempDir()
 			p := startMount(t, binPath, location, mp)
 			if _, ok := p.waitReady(60 * time.Second); !ok {
@@ -129,35 +126,14 @@ func rrPutTable(t *testing.T, location string, size int64) []byte {
 	return data
 }
 
-// rrDownload streams the object to io.Discard with one GET, after the
-// injected latency, and returns how long that took.
-func rrDownload(t *testing.T, location string, latency time.Duration) time.Duration {
+// rrDownload downloads the object at url (http://) with one curl GET
+// after the injected latency, and returns how long that took.
+func rrDownload(t *testing.T, url string, size int64, latency time.Duration) time.Duration {
 	t.Helper()
-	ctx := context.Background()
-	u, err := url.Parse(location)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := u.Path[1:] + "/big.bin"
-	u.Path = ""
-	b, err := blob.OpenBucket(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	start := time.Now()
 	time.Sleep(latency)
-	r, err := b.NewReader(ctx, key, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := io.Copy(io.Discard, r)
-	r.Close()
-	d := time.Since(start)
-	if err != nil || n != r.Size() {
-		t.Fatalf("download: %d bytes, %v", n, err)
-	}
-	return d
+	curlGet(t, url, size)
+	return time.Since(start)
 }
 
 // rrMountRead mounts the table in-process over a store with the given
