@@ -84,8 +84,8 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	slices.Sort(ratios)
 	slices.Sort(rcloneRatios)
 	slices.Sort(peaks)
-	t.Logf("1 GiB, new process: curl %.0f MiB/s, rclone %.0f MiB/s, deltafs %.0f MiB/s; deltafs's speed (median of %d runs) %.2fx curl's, %.2fx rclone's; peak RSS median %d MiB (max %d)",
-		rrMiBps(size, curls[runs/2]), rrMiBps(size, rclones[runs/2]), rrMiBps(size, mounts[runs/2]), runs, ratios[runs/2], rcloneRatios[runs/2], peaks[runs/2]>>20, peaks[runs-1]>>20)
+	t.Logf("%d MiB, new process: curl %.0f MiB/s, rclone %.0f MiB/s, deltafs %.0f MiB/s; deltafs's speed (median of %d runs) %.2fx curl's, %.2fx rclone's; peak RSS median %d MiB (max %d)",
+		size>>20, rrMiBps(size, curls[runs/2]), rrMiBps(size, rclones[runs/2]), rrMiBps(size, mounts[runs/2]), runs, ratios[runs/2], rcloneRatios[runs/2], peaks[runs/2]>>20, peaks[runs-1]>>20)
 }
 
 // timeRead reads path front to back in 1 MiB reads and returns how long
