@@ -18,11 +18,8 @@ const madvPopulateWrite = 23
 // written (by the collector scanning it, or by the write barrier, which
 // reads the old pointer first), each of its pages maps the shared zero
 // page, and the write that follows is a copy-on-write fault that flushes
-// the other cores' TLBs (an interrupt per core, dear in a VM). That was a
-// fifth of `deltafs ls` on a 1M-file checkpoint; and prefaulting each
-// window just before its decode filled it still met pages the collector
-// had scanned since the slice was made (6-14% of the command's CPU in
-// those interrupts, now under 0.5%).
+// the other cores' TLBs (an interrupt per core, dear in a VM): a fifth of
+// `deltafs ls` on a 1M-file checkpoint (BENCHMARKS.md, snapshot).
 func prefault[T any](s []T) {
 	if len(s) == 0 {
 		return
