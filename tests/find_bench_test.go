@@ -67,14 +67,28 @@ func TestFindBenchmark(t *testing.T) {
 // seconds.
 func processCPU(t *testing.T, pid int) float64 {
 	t.Helper()
+	fields := procStat(t, pid)
+	utime, _ := strconv.ParseFloat(fields[11], 64)
+	stime, _ := strconv.ParseFloat(fields[12], 64)
+	return (utime + stime) / 100
+}
+
+// minorFaults is the number of minor page faults of a running process.
+func minorFaults(t *testing.T, pid int) int64 {
+	t.Helper()
+	n, _ := strconv.ParseInt(procStat(t, pid)[7], 10, 64)
+	return n
+}
+
+// procStat is /proc/<pid>/stat's fields after the command name, which
+// ends at the last ')': state is the first (field 3 of proc(5)), minflt
+// the eighth (10), utime and stime the twelfth and thirteenth (14, 15;
+// in clock ticks, 100/s).
+func procStat(t *testing.T, pid int) []string {
+	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Fields after the command name, which ends at the last ')': state is
-	// field 3, utime and stime fields 14 and 15, in clock ticks (100/s).
-	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	utime, _ := strconv.ParseFloat(fields[11], 64)
-	stime, _ := strconv.ParseFloat(fields[12], 64)
-	return (utime + stime) / 100
+	return strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 }

@@ -27,6 +27,9 @@ import (
 //	DELTAFS_FRESH_BENCH=1 go test ./tests -run TestFreshProcessReadBenchmark -v -count=1
 //
 // DELTAFS_FRESH_FLAGS adds flags to the mount (e.g. --no-open).
+// DELTAFS_FRESH_BINS names other builds of deltafs to measure in the same
+// runs, each after the default one (two builds compared without the
+// machine's drift between separate runs).
 func TestFreshProcessReadBenchmark(t *testing.T) {
 	if os.Getenv("DELTAFS_FRESH_BENCH") == "" {
 		t.Skip("benchmark: set DELTAFS_FRESH_BENCH=1 to run")
@@ -43,6 +46,8 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	want := rrPutTable(t, location, size)
 	object := fmt.Sprintf("http://%s/%s/fresh/%s/big.bin", srv.Addr, servers.Bucket, t.Name())
 	flags := strings.Fields(os.Getenv("DELTAFS_FRESH_FLAGS"))
+	others := strings.Fields(os.Getenv("DELTAFS_FRESH_BINS"))
+	otherRatios := make([][]float64, len(others))
 	const runs = 5
 	var ratios, rcloneRatios []float64
 	var curls, rclones, mounts []time.Duration
@@ -54,18 +59,12 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 		rc := rcloneMount(t, rclone, srv, "fresh/"+t.Name())
 		r := timeRead(t, filepath.Join(rc.mp, "big.bin"), size)
 		rc.stop()
-		mp := t.TempDir()
-		p := startMount(t, bin, location, mp, flags...)
-		if _, ok := p.waitReady(60 * time.Second); !ok {
-			t.Fatalf("deltafs mount: no ready line; stderr:\n%s", p.stderr.String())
+		d, peak := freshMountRead(t, bin, location, size, flags)
+		peaks = append(peaks, peak)
+		for i, other := range others {
+			o, _ := freshMountRead(t, other, location, size, flags)
+			otherRatios[i] = append(otherRatios[i], c.Seconds()/o.Seconds())
 		}
-		d := timeRead(t, filepath.Join(mp, "latest", "big.bin"), size)
-		peaks = append(peaks, vmHWM(t, p.cmd.Process.Pid))
-		if s := p.stderr.String(); s != "" {
-			t.Logf("mount stderr: %s", s)
-		}
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		p.wait(15 * time.Second)
 		curls, rclones, mounts = append(curls, c), append(rclones, r), append(mounts, d)
 		ratios, rcloneRatios = append(ratios, c.Seconds()/d.Seconds()), append(rcloneRatios, r.Seconds()/d.Seconds())
 	}
@@ -86,6 +85,33 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	slices.Sort(peaks)
 	t.Logf("%d MiB, new process: curl %.0f MiB/s, rclone %.0f MiB/s, deltafs %.0f MiB/s; deltafs's speed (median of %d runs) %.2fx curl's, %.2fx rclone's; peak RSS median %d MiB (max %d)",
 		size>>20, rrMiBps(size, curls[runs/2]), rrMiBps(size, rclones[runs/2]), rrMiBps(size, mounts[runs/2]), runs, ratios[runs/2], rcloneRatios[runs/2], peaks[runs/2]>>20, peaks[runs-1]>>20)
+	for i, other := range others {
+		slices.Sort(otherRatios[i])
+		t.Logf("%s: %.2fx curl's speed (median of %d; each run after the default build's)", other, otherRatios[i][runs/2], runs)
+	}
+}
+
+// freshMountRead mounts location with the deltafs binary bin in a new
+// process, times one read of the whole file, logs the process's CPU time
+// and page faults, and stops it; it returns the time and the process's
+// peak resident memory.
+func freshMountRead(t *testing.T, bin, location string, size int64, flags []string) (time.Duration, int64) {
+	t.Helper()
+	mp := t.TempDir()
+	p := startMount(t, bin, location, mp, flags...)
+	if _, ok := p.waitReady(60 * time.Second); !ok {
+		t.Fatalf("%s mount: no ready line; stderr:\n%s", bin, p.stderr.String())
+	}
+	d := timeRead(t, filepath.Join(mp, "latest", "big.bin"), size)
+	pid := p.cmd.Process.Pid
+	peak := vmHWM(t, pid)
+	t.Logf("%s: %v, CPU %.2f s, %d minor page faults, peak RSS %d MiB", bin, d.Round(time.Millisecond), processCPU(t, pid), minorFaults(t, pid), peak>>20)
+	if s := p.stderr.String(); s != "" {
+		t.Logf("mount stderr: %s", s)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(15 * time.Second)
+	return d, peak
 }
 
 // timeRead reads path front to back in 1 MiB reads and returns how long
