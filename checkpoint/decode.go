@@ -61,7 +61,7 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	out.Files = make([]action.File, total, total+opts.Reserve)
 	prefault(out.Files) // before the collector reads it: see prefault
 	copy(out.Files, head.Files)
-	if opts.Details != NoDetails {
+	if opts.Details.partitions() {
 		out.NumRecords = append(make([]int64, 0, total), head.NumRecords...)[:total]
 		out.Partitions = make([]*action.Partition, total)
 		prefault(out.Partitions)
@@ -78,7 +78,7 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	for _, j := range jobs {
 		if j.start != n {
 			copy(out.Files[n:], out.Files[j.start:j.start+j.kept])
-			if opts.Details != NoDetails {
+			if opts.Details.partitions() {
 				copy(out.NumRecords[n:], out.NumRecords[j.start:j.start+j.kept])
 				copy(out.Partitions[n:], out.Partitions[j.start:j.start+j.kept])
 			}
@@ -89,7 +89,7 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	}
 	clear(out.Files[n:]) // release the paths of dropped rows
 	out.Files = out.Files[:n]
-	if opts.Details != NoDetails {
+	if opts.Details.partitions() {
 		out.NumRecords, out.Partitions = out.NumRecords[:n], out.Partitions[:n]
 	}
 	return out, nil

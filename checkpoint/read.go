@@ -104,6 +104,20 @@ func Fetch(ctx context.Context, st Storage, cp Checkpoint, details Detail) (*Fet
 	return f, nil
 }
 
+// CountTombstones counts the remove actions of a checkpoint (its parts
+// and sidecars), reading their paths alone.
+func CountTombstones(ctx context.Context, st Storage, cp Checkpoint) (int, error) {
+	f, err := Fetch(ctx, st, cp, tombstones)
+	if err != nil {
+		return 0, err
+	}
+	res, err := f.Decode(ctx, Options{})
+	if err != nil {
+		return 0, err
+	}
+	return res.Tombstones, nil
+}
+
 // Decode decodes the fetched files. opts.Details is ignored: whether details
 // are read was decided by Fetch.
 func (f *Fetched) Decode(ctx context.Context, opts Options) (*Result, error) {
@@ -144,6 +158,9 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 	err := action.ParseLines(data, func(a *action.Action) error {
 		switch {
 		case a.Add != nil:
+			if opts.Details == tombstones {
+				return nil
+			}
 			f, err := action.FileOf(a.Add, opts.Root)
 			if err != nil {
 				return fmt.Errorf("add: %w", err)
@@ -152,7 +169,7 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 				return nil
 			}
 			files = append(files, f)
-			if opts.Details != NoDetails {
+			if opts.Details.partitions() {
 				n := int64(-1)
 				if opts.Details == AllDetails {
 					n = a.Add.NumRecords()

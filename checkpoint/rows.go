@@ -34,7 +34,13 @@ const (
 	NoDetails  Detail = iota
 	Partitions        // partition values; numRecords read as -1 (unknown)
 	AllDetails        // partition values and numRecords (from the stats)
+	// tombstones reads the remove rows alone, to count them
+	// (CountTombstones): no file is decoded.
+	tombstones
 )
+
+// partitions reports whether files are read with their partition values.
+func (d Detail) partitions() bool { return d == Partitions || d == AllDetails }
 
 // Result is what a checkpoint holds, in file order.
 type Result struct {
@@ -47,7 +53,9 @@ type Result struct {
 	// with Partitions).
 	NumRecords []int64
 	Partitions []*action.Partition
-	// Tombstones counts remove rows.
+	// Tombstones counts remove rows, only for CountTombstones: no
+	// snapshot needs them, and in a checkpoint that keeps many their
+	// paths are most of what there is to read.
 	Tombstones int
 	// Actions are the other actions: protocol, metaData, txn,
 	// domainMetadata, sidecar and checkpointMetadata.
@@ -127,7 +135,7 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 	files := out.Files[start : start+paths.count()]
 	var records []int64
 	var parts []*action.Partition
-	if g.opts.Details != NoDetails {
+	if g.opts.Details.partitions() {
 		records, parts = out.NumRecords[start:start+len(files)], out.Partitions[start:start+len(files)]
 	}
 	v, kept := 0, 0
@@ -152,7 +160,7 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 		f.Path, f.DV = path, dv
 		f.Size, _ = size.int(i)
 		f.ModTime, _ = mtime.int(i)
-		if g.opts.Details != NoDetails {
+		if g.opts.Details.partitions() {
 			n := int64(-1) // absent columns (Partitions) read as null
 			if v, ok := numRecords.int(i); ok {
 				n = v

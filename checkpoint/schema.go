@@ -29,6 +29,15 @@ type columns struct {
 
 func resolve(root *parquet.Column, details Detail) *columns {
 	c := &columns{}
+	// Sidecars are followed whatever is read: they hold file actions.
+	sc := child(root, "sidecar")
+	c.scPath = leafAt(sc, "path")
+	c.scSize = leafAt(sc, "sizeInBytes")
+	c.scModTime = leafAt(sc, "modificationTime")
+	if details == tombstones {
+		c.removePath = leafAt(child(root, "remove"), "path")
+		return c
+	}
 	add := child(root, "add")
 	c.addPath = leafAt(add, "path")
 	c.addSize = leafAt(add, "size")
@@ -40,7 +49,7 @@ func resolve(root *parquet.Column, details Detail) *columns {
 			c.addStats = leafAt(add, "stats")
 		}
 	}
-	if details != NoDetails {
+	if details.partitions() {
 		c.addPartKey, c.addPartValue = mapLeaves(child(add, "partitionValues"))
 	}
 	dv := child(add, "deletionVector")
@@ -50,8 +59,6 @@ func resolve(root *parquet.Column, details Detail) *columns {
 	c.dvSize = leafAt(dv, "sizeInBytes")
 	c.dvCard = leafAt(dv, "cardinality")
 	c.dvMaxRow = leafAt(dv, "maxRowIndex")
-
-	c.removePath = leafAt(child(root, "remove"), "path")
 
 	p := child(root, "protocol")
 	c.protoReader = leafAt(p, "minReaderVersion")
@@ -78,11 +85,6 @@ func resolve(root *parquet.Column, details Detail) *columns {
 	c.dmDomain = leafAt(dm, "domain")
 	c.dmConfig = leafAt(dm, "configuration")
 	c.dmRemoved = leafAt(dm, "removed")
-
-	sc := child(root, "sidecar")
-	c.scPath = leafAt(sc, "path")
-	c.scSize = leafAt(sc, "sizeInBytes")
-	c.scModTime = leafAt(sc, "modificationTime")
 
 	c.cmVersion = leafAt(child(root, "checkpointMetadata"), "version")
 	return c

@@ -36,6 +36,7 @@ func Advance(ctx context.Context, st Storage, base *Snapshot, commits []LogFile,
 		return nil, fmt.Errorf("replay v%d: %w", last, err)
 	}
 	snap.tail = r.details
+	snap.headTombstones = base.Tombstones
 	snap.headDetails = func(ctx context.Context, partitionsOnly bool) (*Details, error) {
 		all := &Details{}
 		var err error
@@ -74,7 +75,6 @@ func (r *reconciler) applyBase(base *Snapshot) []int32 {
 	for _, d := range base.Domains {
 		r.applyOther(&action.Action{DomainMetadata: &d})
 	}
-	r.removes += base.Tombstones
 	files := make([]action.File, 0, len(base.Files)+len(r.files))
 	var kept []int32
 	for i := range base.Files {

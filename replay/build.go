@@ -99,6 +99,13 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 	snap.tail = r.details
 	if seg.Checkpoint != nil {
 		cp := *seg.Checkpoint
+		snap.headTombstones = func(ctx context.Context) (int, error) {
+			n, err := checkpoint.CountTombstones(ctx, st, cp)
+			if err != nil {
+				return 0, fmt.Errorf("tombstones of v%d: %w", seg.Version, err)
+			}
+			return n, nil
+		}
 		snap.headDetails = func(ctx context.Context, partitionsOnly bool) (*Details, error) {
 			opts := opts
 			opts.Details = checkpoint.AllDetails
@@ -257,7 +264,6 @@ func (r *reconciler) applyCheckpoint(res *checkpoint.Result) {
 		r.applyOther(&res.Actions[i])
 	}
 	r.files = append(res.Files, r.files...) // res.Files has room for them
-	r.removes += res.Tombstones
 }
 
 func (r *reconciler) snapshot(v int64) (*Snapshot, error) {
@@ -272,7 +278,7 @@ func (r *reconciler) snapshot(v int64) (*Snapshot, error) {
 	}
 	s := &Snapshot{
 		Version: v, Protocol: *r.protocol, Metadata: *r.metadata,
-		Files: r.files, Txns: r.txns, Domains: map[string]action.DomainMetadata{}, Tombstones: r.removes,
+		Files: r.files, Txns: r.txns, Domains: map[string]action.DomainMetadata{}, removes: r.removes,
 	}
 	for d, m := range r.domains {
 		if !m.Removed {

@@ -42,6 +42,18 @@ func (s *Snapshot) Details(ctx context.Context) (*Details, error) {
 	return d, nil
 }
 
+// Tombstones is the number of remove actions still in the state: those of
+// the commits replayed and those of the checkpoint under them, which are
+// read (their paths alone) on every call. No snapshot needs them: in a
+// checkpoint that keeps many, their paths are most of its bytes.
+func (s *Snapshot) Tombstones(ctx context.Context) (int, error) {
+	if s.headTombstones == nil {
+		return s.removes, nil
+	}
+	n, err := s.headTombstones(ctx)
+	return n + s.removes, err
+}
+
 // Partitions returns the files' partition values (index-aligned with
 // Files), reading no numRecords: from a checkpoint, the partition values
 // columns are a small part of it, and the stats are most of it. They come

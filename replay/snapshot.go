@@ -30,8 +30,11 @@ type Snapshot struct {
 	Txns map[string]action.Txn
 	// Domains holds the live domain metadata per domain.
 	Domains map[string]action.DomainMetadata
-	// Tombstones is the number of remove actions still in the state.
-	Tombstones int
+	// removes counts the remove actions of the commits replayed (after
+	// the checkpoint, or the older snapshot advanced from); headTombstones
+	// counts those before them, when asked (Tombstones).
+	removes        int
+	headTombstones func(ctx context.Context) (int, error)
 
 	indexOnce sync.Once
 	index     map[string]int32

@@ -45,6 +45,7 @@ var benchShapes = []benchShape{
 		return err
 	}},
 	{"compactions", "compactions: 5 x (50k adds, then all removed for 5k)", 5000, writeCompactions},
+	{"tombstones", "checkpoint keeping 400k tombstones: 5 rewrites of 100k files", 100000, writeTombstones},
 	{"dvs", "deletion vectors: 100k adds, half rewritten with a vector", 100000, writeManyDVs},
 	{"wide-stats", "wide stats: 100 commits x 100 adds, 300 columns", 10000, writeWideStats},
 }
@@ -96,6 +97,36 @@ func writeCompactions(dir string) error {
 		}
 	}
 	return nil
+}
+
+// writeTombstones writes 5 commits that each replace all 100k live files
+// with 100k new ones, and a checkpoint of the last: 100k adds under 400k
+// removes, as a table keeps them for the retention interval.
+func writeTombstones(dir string) error {
+	t := deltagen.New(dir)
+	if _, err := t.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)); err != nil {
+		return err
+	}
+	var live []string
+	var v int64
+	for r := range 5 {
+		var acts []action.Action
+		for _, p := range live {
+			acts = append(acts, deltagen.Remove(p, 1704067300000+int64(r)))
+		}
+		live = live[:0]
+		for i := range 100000 {
+			p := fmt.Sprintf("part-%05d-%s-c000.snappy.parquet", i%200, deltagen.NewUUID())
+			live = append(live, p)
+			acts = append(acts, deltagen.AddFile(p, 100000, 1704067200000, nil, deltagen.Stats(0, 999)))
+		}
+		var err error
+		if v, err = t.Commit(acts...); err != nil {
+			return err
+		}
+	}
+	_, err := t.Checkpoint(v)
+	return err
 }
 
 // writeManyDVs writes 10 commits of 10k adds, then 10 deletes that each

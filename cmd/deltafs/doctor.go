@@ -139,10 +139,14 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 		return nil, err
 	}
 	elapsed, c := time.Since(start), st.Counts()
+	tombstones, err := snap.Tombstones(ctx)
+	if err != nil {
+		return nil, err
+	}
 	r := &doctorReport{
 		Table: st.Location(), LatestVersion: snap.Version,
 		LastCheckpoint: string(t.Hint()), LastCheckpointVersion: t.HintVersion(),
-		LiveFiles: int64(len(snap.Files)), Tombstones: int64(snap.Tombstones),
+		LiveFiles: int64(len(snap.Files)), Tombstones: int64(tombstones),
 		Open: doctorOpen{
 			Requests: c.Requests(), Gets: c.Gets, Lists: c.Lists, Heads: c.Heads, RoundTrips: c.Rounds,
 			Bytes: c.Bytes, Millis: float64(elapsed.Microseconds()) / 1000, LatencyMs: float64(latency.Microseconds()) / 1000,
