@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/replay/prefault"
 )
 
 // groupJob is one row group of one fetched Parquet file.
@@ -59,12 +60,12 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	}
 	out := &Result{Tombstones: head.Tombstones, Actions: head.Actions}
 	out.Files = make([]action.File, total, total+opts.Reserve)
-	prefault(out.Files) // before the collector reads it: see prefault
+	prefault.Slice(out.Files) // before the collector reads it: see prefault
 	copy(out.Files, head.Files)
 	if opts.Details.partitions() {
 		out.NumRecords = append(make([]int64, 0, total), head.NumRecords...)[:total]
 		out.Partitions = make([]*action.Partition, total)
-		prefault(out.Partitions)
+		prefault.Slice(out.Partitions)
 		copy(out.Partitions, head.Partitions)
 	}
 	err = forEachJob(ctx, jobs, func(j *groupJob, pool *leafPool) error {

@@ -31,11 +31,13 @@ func NewSeen(n int) *Seen {
 
 // Add records the logical file (path, dvID) and reports whether it is new.
 func (s *Seen) Add(path, dvID string) bool {
-	key := action.LogicalKey(path, dvID)
-	if _, ok := s.keys[key]; ok {
+	// One map operation, not a lookup then an insert: hashing and
+	// comparing paths is most of what adding costs.
+	n := len(s.keys)
+	s.keys[action.LogicalKey(path, dvID)] = struct{}{}
+	if len(s.keys) == n {
 		return false
 	}
-	s.keys[key] = struct{}{}
 	if len(s.keys)*8 > len(s.bits)*64 {
 		s.bits = make([]uint64, len(s.bits)*2)
 		for k := range s.keys {

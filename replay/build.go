@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -143,11 +142,7 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.
 			defer func() { <-sem; wg.Done() }()
 			data, err := st.Read(ctx, f.Key)
 			if err == nil {
-				out[i] = make([]action.Action, 0, bytes.Count(data, []byte{'\n'})+1)
-				err = action.ParseLines(data, func(a *action.Action) error {
-					out[i] = append(out[i], *a)
-					return nil
-				})
+				out[i], err = action.ParseAll(data)
 			}
 			if err != nil {
 				errs[i] = fmt.Errorf("commit %d: %w", f.Version, err)

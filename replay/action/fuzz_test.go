@@ -1,6 +1,7 @@
 package action
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,25 @@ func FuzzCleanPath(f *testing.F) {
 			if elem == "" || elem == "." || elem == ".." {
 				t.Fatalf("CleanPath(%q) = %q has element %q", raw, p, elem)
 			}
+		}
+	})
+}
+
+// FuzzParseAll: a commit parsed in pieces gives what ParseLines gives:
+// the same actions, or the same first error.
+func FuzzParseAll(f *testing.F) {
+	f.Add([]byte(`{"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":2,"dataChange":true}}`+"\n\n"+`{"remove":{"path":"b","dataChange":true}}`+"\n"+`{"txn":{"appId":"x","version":1}}`+"\n"), uint8(3))
+	f.Add([]byte("{\"commitInfo\":{}}\n{\"add\":{\"path\":\"\"}}\n{\"add\":\n"), uint8(1))
+	f.Add([]byte("\n\n{}\n{\"remove\":{\"path\":\"p\"}}\nnot json\n"), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
+		var want []Action
+		wantErr := ParseLines(data, func(a *Action) error { want = append(want, *a); return nil })
+		got, err := parseAll(data, int(chunk))
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("error %v, ParseLines %v", err, wantErr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("%d actions, ParseLines %d", len(got), len(want))
 		}
 	})
 }

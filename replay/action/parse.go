@@ -10,10 +10,25 @@ import (
 // Blank lines are skipped. A line that is not a JSON object is an error naming
 // its line number, so a corrupt commit is never half-applied silently.
 func ParseLines(data []byte, fn func(*Action) error) error {
+	_, err := parseLines(data, fn)
+	return err
+}
+
+// lineError is an error of one line, numbered from 1.
+type lineError struct {
+	line int
+	err  error
+}
+
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
+func (e *lineError) Unwrap() error { return e.err }
+
+// parseLines is ParseLines, also returning how many lines it read (all
+// of data's unless it stopped at an error).
+func parseLines(data []byte, fn func(*Action) error) (lines int, err error) {
 	sc := lineScanner{size: len(data)}
-	line := 0
 	for len(data) > 0 {
-		line++
+		lines++
 		var raw []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			raw, data = data[:i], data[i+1:]
@@ -28,17 +43,17 @@ func ParseLines(data []byte, fn func(*Action) error) error {
 		if !sc.scanLine(raw, &a) {
 			a = Action{}
 			if err := json.Unmarshal(raw, &a); err != nil {
-				return fmt.Errorf("line %d: %w", line, err)
+				return lines, &lineError{lines, err}
 			}
 		}
 		if err := a.validate(); err != nil {
-			return fmt.Errorf("line %d: %w", line, err)
+			return lines, &lineError{lines, err}
 		}
 		if err := fn(&a); err != nil {
-			return err
+			return lines, err
 		}
 	}
-	return nil
+	return lines, nil
 }
 
 // validate rejects actions missing the fields replay depends on.

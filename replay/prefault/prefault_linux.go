@@ -1,4 +1,4 @@
-package checkpoint
+package prefault
 
 import (
 	"syscall"
@@ -9,7 +9,7 @@ import (
 // package does not name.
 const madvPopulateWrite = 23
 
-// prefault maps the whole pages under s (its length, not its capacity)
+// Slice maps the whole pages under s (its length, not its capacity)
 // writable in one system call, best effort (older kernels refuse it;
 // nothing changes). Callers pass a large new slice of pointers right
 // after making it, before they fill it and before a collection reads it.
@@ -20,7 +20,7 @@ const madvPopulateWrite = 23
 // page, and the write that follows is a copy-on-write fault that flushes
 // the other cores' TLBs (an interrupt per core, dear in a VM): a fifth of
 // `deltafs ls` on a 1M-file checkpoint (BENCHMARKS.md, snapshot).
-func prefault[T any](s []T) {
+func Slice[T any](s []T) {
 	if len(s) == 0 {
 		return
 	}
