@@ -26,8 +26,9 @@ type lineScanner struct {
 	arena []byte // paths; strings point into it, so it is only appended to
 	adds  []Add  // Adds handed out, allocated in slabs
 	rems  []Remove
-	size  int    // bytes of the commit: its paths fit in that many
-	b     []byte // the line being scanned
+	ints  []int64 // numbers Removes point to, allocated in slabs
+	size  int     // bytes of the commit: its paths fit in that many
+	b     []byte  // the line being scanned
 	i     int
 }
 
@@ -395,8 +396,18 @@ func (s *lineScanner) intPtr(dst **int64) bool {
 	if !s.int(&v) {
 		return false
 	}
-	*dst = &v
+	*dst = s.newInt(v)
 	return true
+}
+
+// newInt hands out an int64 of a slab: a remove holds two pointers to
+// numbers, and a compaction commit holds a million removes.
+func (s *lineScanner) newInt(v int64) *int64 {
+	if len(s.ints) == cap(s.ints) {
+		s.ints = make([]int64, 0, min(max(8, 2*cap(s.ints)), 512))
+	}
+	s.ints = append(s.ints, v)
+	return &s.ints[len(s.ints)-1]
 }
 
 func (s *lineScanner) bool(dst *bool) bool {
