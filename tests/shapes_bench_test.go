@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/versions"
 )
 
 // benchShape is a table shape for TestShapesBenchmark: its folder's name,
@@ -45,6 +47,8 @@ var benchShapes = []benchShape{
 		return err
 	}},
 	{"compactions", "compactions: 5 x (50k adds, then all removed for 5k)", 5000, writeCompactions},
+	{"one-commit", "one JSON commit of 250k adds (a bulk load)", 250000, func(dir string) error { return deltagen.WriteJSONLog(dir, 1, 250000) }},
+	{"compacted", "compaction after a checkpoint: 250k adds, then 225k removed for 250", 25250, writeCompactedAfterCheckpoint},
 	{"tombstones", "checkpoint keeping 400k tombstones: 5 rewrites of 100k files", 100000, writeTombstones},
 	{"dvs", "deletion vectors: 100k adds, half rewritten with a vector", 100000, writeManyDVs},
 	{"wide-stats", "wide stats: 100 commits x 100 adds, 300 columns", 10000, writeWideStats},
@@ -97,6 +101,38 @@ func writeCompactions(dir string) error {
 		}
 	}
 	return nil
+}
+
+// writeCompactedAfterCheckpoint writes a checkpoint of 250k adds, then
+// one commit that removes 225k of those files and adds 250: an OPTIMIZE
+// after a checkpoint, the tail deciding most of the checkpoint's rows.
+func writeCompactedAfterCheckpoint(dir string) error {
+	info, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: 250000, TailCommits: -1})
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	st, err := blobstore.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	table, err := versions.Open(ctx, st, versions.Options{})
+	if err != nil {
+		return err
+	}
+	snap, err := table.Snapshot(ctx, info.LatestVersion)
+	if err != nil {
+		return err
+	}
+	var acts []action.Action
+	for i := range 225000 {
+		acts = append(acts, deltagen.Remove(snap.Files[(i*7)%len(snap.Files)].Path, 1704100000000))
+	}
+	for i := range 250 {
+		acts = append(acts, deltagen.AddFile(fmt.Sprintf("date=2024-01-01/part-%05d-compacted.c000.snappy.parquet", i), 1<<30, 1704100000000, map[string]*string{"date": deltagen.Str("2024-01-01")}, deltagen.Stats(0, 99999)))
+	}
+	return deltagen.New(dir).CommitAt(info.LatestVersion+1, acts...)
 }
 
 // writeTombstones writes 5 commits that each replace all 100k live files
