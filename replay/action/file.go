@@ -145,7 +145,7 @@ func (a *Add) NumRecords() int64 {
 	}
 	// The stats as written in the line: a JSON string whose text starts
 	// with the same key in nearly every writer.
-	const key = `"{\"numRecords\":`
+	const key = `"{\"numRecords\"`
 	if n, ok := leadingCount(a.statsRaw, key); ok {
 		return n
 	}

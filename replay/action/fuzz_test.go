@@ -1,6 +1,7 @@
 package action
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -81,6 +82,31 @@ func FuzzParseAll(f *testing.F) {
 		}
 		if err == nil && !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
 			t.Fatalf("%d actions, ParseLines %d", len(got), len(want))
+		}
+	})
+}
+
+// FuzzNumRecords: the prefix scan of a stats string gives what decoding
+// the whole of it gives, for stats that are JSON. (The scan reads no
+// further than the number: stats cut short after it still give it, and
+// checking every stats string whole would cost most of a JSON replay.)
+func FuzzNumRecords(f *testing.F) {
+	for _, s := range []string{`{"numRecords":12,"minValues":{}}`, `{"numRecords": 12, "minValues": {}}`, `{"numRecords":012}`, `{"numRecords" :0}`, `{"numRecords":1e3}`, `{"numRecords":-1}`, `{"numRecords":12`, `{"numRecords":99999999999999999999}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, stats []byte) {
+		if !json.Valid(stats) {
+			return
+		}
+		want := int64(-1)
+		var s struct {
+			NumRecords *int64 `json:"numRecords"`
+		}
+		if json.Unmarshal(stats, &s) == nil && s.NumRecords != nil {
+			want = *s.NumRecords
+		}
+		if got := NumRecords(stats); got != want {
+			t.Fatalf("NumRecords(%q) = %d, want %d", stats, got, want)
 		}
 	})
 }

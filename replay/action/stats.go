@@ -12,7 +12,7 @@ func NumRecords(stats []byte) int64 {
 	if len(stats) == 0 {
 		return -1
 	}
-	if n, ok := leadingCount(stats, `{"numRecords":`); ok {
+	if n, ok := leadingCount(stats, `{"numRecords"`); ok {
 		return n
 	}
 	var s struct {
@@ -24,20 +24,36 @@ func NumRecords(stats []byte) int64 {
 	return *s.NumRecords
 }
 
-// leadingCount reads the non-negative integer that follows prefix in b,
-// when a ',' or '}' ends it.
-func leadingCount(b []byte, prefix string) (int64, bool) {
-	if !bytes.HasPrefix(b, []byte(prefix)) {
+// leadingCount reads the non-negative integer that follows key and a
+// colon at the start of b (JSON spaces allowed around the colon and the
+// number, as Python's json module writes them), when a ',' or '}' ends it.
+func leadingCount(b []byte, key string) (int64, bool) {
+	if !bytes.HasPrefix(b, []byte(key)) {
 		return 0, false
 	}
-	var n int64
-	digits := 0
-	for _, c := range b[len(prefix):] {
-		if c < '0' || c > '9' {
-			return n, digits > 0 && digits < 19 && (c == ',' || c == '}')
-		}
-		n = n*10 + int64(c-'0')
-		digits++
+	i := skipSpaces(b, len(key))
+	if i == len(b) || b[i] != ':' {
+		return 0, false
 	}
-	return 0, false
+	i = skipSpaces(b, i+1)
+	start := i
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	digits := i - start
+	if digits == 0 || digits >= 19 || digits > 1 && b[start] == '0' {
+		return 0, false
+	}
+	i = skipSpaces(b, i)
+	return n, i < len(b) && (b[i] == ',' || b[i] == '}')
+}
+
+// skipSpaces returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
