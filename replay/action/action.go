@@ -88,10 +88,9 @@ type DomainMetadata struct {
 // CommitInfo is the provenance action. Only the fields deltafs shows are
 // decoded; the rest of the object is ignored.
 type CommitInfo struct {
-	Timestamp          *int64 `json:"timestamp,omitempty"`
-	InCommitTimestamp  *int64 `json:"inCommitTimestamp,omitempty"`
-	Operation          string `json:"operation,omitempty"`
-	OperationParameter any    `json:"operationParameters,omitempty"`
+	Timestamp         *int64 `json:"timestamp,omitempty"`
+	InCommitTimestamp *int64 `json:"inCommitTimestamp,omitempty"`
+	Operation         string `json:"operation,omitempty"`
 }
 
 // Sidecar points a v2 checkpoint at a file in _delta_log/_sidecars holding

@@ -99,6 +99,12 @@ func (s *lineScanner) scanLine(line []byte, a *Action) bool {
 			return false
 		}
 		*a = Action{Remove: rm}
+	case "commitInfo":
+		ci := &CommitInfo{}
+		if !s.commitInfo(ci) {
+			return false
+		}
+		*a = Action{CommitInfo: ci}
 	default:
 		return false
 	}
@@ -157,9 +163,10 @@ func (s *lineScanner) key() ([]byte, bool) {
 // Field names of Add and Remove, for the case-insensitive matching of
 // encoding/json that the scanner leaves to it.
 var (
-	addFields    = []string{"path", "partitionValues", "size", "modificationTime", "dataChange", "stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion"}
-	removeFields = []string{"path", "deletionTimestamp", "dataChange", "extendedFileMetadata", "partitionValues", "size", "deletionVector", "tags"}
-	dvFields     = []string{"storageType", "pathOrInlineDv", "offset", "sizeInBytes", "cardinality", "maxRowIndex"}
+	addFields        = []string{"path", "partitionValues", "size", "modificationTime", "dataChange", "stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion"}
+	commitInfoFields = []string{"timestamp", "inCommitTimestamp", "operation"}
+	removeFields     = []string{"path", "deletionTimestamp", "dataChange", "extendedFileMetadata", "partitionValues", "size", "deletionVector", "tags"}
+	dvFields         = []string{"storageType", "pathOrInlineDv", "offset", "sizeInBytes", "cardinality", "maxRowIndex"}
 )
 
 func (s *lineScanner) add(a *Add) bool {
@@ -193,7 +200,7 @@ func (s *lineScanner) add(a *Add) bool {
 			a.Stats, a.statsRaw = "", s.b[start:s.i]
 			return true
 		case "tags":
-			return s.decode(&a.Tags)
+			return s.tags(&a.Tags)
 		case "deletionVector":
 			return s.deletionVector(&a.DeletionVector)
 		case "baseRowId":
@@ -230,9 +237,26 @@ func (s *lineScanner) remove(r *Remove) bool {
 		case "deletionVector":
 			return s.deletionVector(&r.DeletionVector)
 		case "tags":
-			return s.decode(&r.Tags)
+			return s.tags(&r.Tags)
 		}
 		return s.unknown(key, removeFields)
+	})
+}
+
+// commitInfo scans the provenance action every commit starts with: the
+// fields deltafs reads, the rest (a writer's parameters and metrics, often
+// most of the line) skipped.
+func (s *lineScanner) commitInfo(ci *CommitInfo) bool {
+	return s.object(func(key []byte) bool {
+		switch string(key) {
+		case "timestamp":
+			return s.intPtr(&ci.Timestamp)
+		case "inCommitTimestamp":
+			return s.intPtr(&ci.InCommitTimestamp)
+		case "operation":
+			return s.stringValue(&ci.Operation)
+		}
+		return s.unknown(key, commitInfoFields)
 	})
 }
 
@@ -355,13 +379,32 @@ func (s *lineScanner) partitionValues() ([]byte, bool) {
 	return s.b[start:s.i], true
 }
 
-// decode hands one value to encoding/json (rare fields: tags).
-func (s *lineScanner) decode(dst any) bool {
-	start := s.i
-	if !s.skip(0) {
+// tags scans an object of plain strings, or null, into *dst: Databricks
+// writes four tags on every add. Anything else (a null value, an escape,
+// a second tags key, which encoding/json merges into the first) is left to
+// encoding/json.
+func (s *lineScanner) tags(dst *map[string]string) bool {
+	if *dst != nil {
 		return false
 	}
-	return json.Unmarshal(s.b[start:s.i], dst) == nil
+	if s.literal("null") {
+		return true
+	}
+	m := map[string]string{}
+	ok := s.object(func(key []byte) bool {
+		if s.peek() != '"' {
+			return false
+		}
+		v, plain, ok := s.stringLit()
+		if ok && plain {
+			m[s.str(key)] = s.str(v)
+		}
+		return ok && plain
+	})
+	if ok {
+		*dst = m
+	}
+	return ok
 }
 
 // int scans an integer that fits an int64.
