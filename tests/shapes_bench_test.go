@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,7 @@ var benchShapes = []benchShape{
 	{"compactions", "compactions: 5 x (50k adds, then all removed for 5k)", 5000, writeCompactions},
 	{"one-commit", "one JSON commit of 250k adds (a bulk load)", 250000, func(dir string) error { return deltagen.WriteJSONLog(dir, 1, 250000) }},
 	{"compacted", "compaction after a checkpoint: 250k adds, then 225k removed for 250", 25250, writeCompactedAfterCheckpoint},
+	{"databricks-stream", "3,000 streaming commits as Databricks writes them", 15000, writeDatabricksStream},
 	{"tombstones", "checkpoint keeping 400k tombstones: 5 rewrites of 100k files", 100000, writeTombstones},
 	{"dvs", "deletion vectors: 100k adds, half rewritten with a vector", 100000, writeManyDVs},
 	{"wide-stats", "wide stats: 100 commits x 100 adds, 300 columns", 10000, writeWideStats},
@@ -133,6 +135,37 @@ func writeCompactedAfterCheckpoint(dir string) error {
 		acts = append(acts, deltagen.AddFile(fmt.Sprintf("date=2024-01-01/part-%05d-compacted.c000.snappy.parquet", i), 1<<30, 1704100000000, map[string]*string{"date": deltagen.Str("2024-01-01")}, deltagen.Stats(0, 99999)))
 	}
 	return deltagen.New(dir).CommitAt(info.LatestVersion+1, acts...)
+}
+
+// writeDatabricksStream writes 3,000 commits of a streaming query as
+// Databricks writes them, no checkpoint: each a commitInfo of about a
+// kilobyte (parameters, metrics, engine), a txn, and 5 adds with stats and
+// four tags.
+func writeDatabricksStream(dir string) error {
+	log := deltagen.New(dir).LogDir()
+	if err := os.MkdirAll(log, 0o755); err != nil {
+		return err
+	}
+	for v := range 3000 {
+		ts := 1704067200000 + int64(v)*60000
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"commitInfo":{"timestamp":%d,"userId":"1234567890123456","userName":"someone@example.com","operation":"STREAMING UPDATE","operationParameters":{"outputMode":"Append","queryId":"5e1b2c3d-0000-4000-8000-000000000007","epochId":"%d"},"notebook":{"notebookId":"987654321"},"clusterId":"0101-123456-abcdefgh","readVersion":%d,"isolationLevel":"WriteSerializable","isBlindAppend":true,"operationMetrics":{"numRemovedFiles":"0","numOutputRows":"%d","numOutputBytes":"%d","numAddedFiles":"5"},"tags":{"restoresDeletedRows":"false","noRowsCopied":"true"},"engineInfo":"Databricks-Runtime/15.4.x-scala2.12","txnId":"%s"}}`+"\n",
+			ts, v, v-1, 1000*v+7, 123456*v+11, deltagen.NewUUID())
+		if v == 0 {
+			b.WriteString(`{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}` + "\n")
+			fmt.Fprintf(&b, `{"metaData":{"id":"5e1b2c3d-0000-4000-8000-000000000001","format":{"provider":"parquet","options":{}},"schemaString":%q,"partitionColumns":[],"configuration":{},"createdTime":%d}}`+"\n", deltagen.SimpleSchema, ts)
+		}
+		fmt.Fprintf(&b, `{"txn":{"appId":"5e1b2c3d-0000-4000-8000-000000000007","version":%d,"lastUpdated":%d}}`+"\n", v, ts)
+		for k := range 5 {
+			id := int64(v)*5000 + int64(k)*1000
+			fmt.Fprintf(&b, `{"add":{"path":"part-%05d-%s-c000.snappy.parquet","partitionValues":{},"size":123456,"modificationTime":%d,"dataChange":true,"stats":%q,"tags":{"INSERTION_TIME":"%d","MIN_INSERTION_TIME":"%d","MAX_INSERTION_TIME":"%d","OPTIMIZE_TARGET_SIZE":"268435456"}}}`+"\n",
+				k, deltagen.NewUUID(), ts, deltagen.Stats(id, id+999), ts*1000, ts*1000, ts*1000)
+		}
+		if err := os.WriteFile(filepath.Join(log, fmt.Sprintf("%020d.json", v)), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeTombstones writes 5 commits that each replace all 100k live files
