@@ -26,56 +26,71 @@ func ParseAll(data []byte) ([]Action, error) {
 // parseAll is ParseAll with pieces of about chunk bytes.
 func parseAll(data []byte, chunk int) ([]Action, error) {
 	pieces := cutAtLines(data, chunk)
-	type part struct {
-		actions []Action
-		lines   int
-		err     error
-	}
-	parts := make([]part, len(pieces))
-	parse := func(i int) {
-		p := &parts[i]
-		p.actions = make([]Action, 0, bytes.Count(pieces[i], []byte{'\n'})+1)
-		if len(pieces) > 1 {
-			prefault.Slice(p.actions[:cap(p.actions)]) // filled on every core: see prefault
-		}
-		p.lines, p.err = parseLines(pieces[i], func(a *Action) error {
-			p.actions = append(p.actions, *a)
+	if len(pieces) == 1 {
+		out := make([]Action, 0, lineCount(data))
+		_, err := parseLines(data, func(a *Action) error {
+			out = append(out, *a)
 			return nil
 		})
+		return out, err
 	}
-	if len(pieces) == 1 {
-		parse(0)
-		return parts[0].actions, parts[0].err
+	// The pieces' lines, counted first, give each piece its window of
+	// one slice; blank lines leave gaps, closed at the end.
+	starts := make([]int, len(pieces)+1)
+	onEveryCore(len(pieces), func(i int) { starts[i+1] = lineCount(pieces[i]) })
+	for i := range pieces {
+		starts[i+1] += starts[i]
 	}
+	out := make([]Action, starts[len(pieces)])
+	prefault.Slice(out) // filled on every core: see prefault
+	kept, lines, errs := make([]int, len(pieces)), make([]int, len(pieces)), make([]error, len(pieces))
+	onEveryCore(len(pieces), func(i int) {
+		window := out[starts[i]:starts[i]:starts[i+1]] // a piece has no more actions than lines
+		lines[i], errs[i] = parseLines(pieces[i], func(a *Action) error {
+			window = append(window, *a)
+			return nil
+		})
+		kept[i] = len(window)
+	})
+	// The first error is the first piece's that has one, its line counted
+	// from the start of the commit: the pieces before it were read whole.
+	n, line := 0, 0
+	for i := range pieces {
+		if err := errs[i]; err != nil {
+			if le := (*lineError)(nil); errors.As(err, &le) {
+				return nil, &lineError{line + le.line, le.err}
+			}
+			return nil, err
+		}
+		n += copy(out[n:], out[starts[i]:starts[i]+kept[i]])
+		line += lines[i]
+	}
+	clear(out[n:])
+	return out[:n], nil
+}
+
+// lineCount is the number of lines of data: its line ends, and one more
+// for a last line without one.
+func lineCount(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// onEveryCore calls fn(0) to fn(n-1), a worker per core.
+func onEveryCore(n int, fn func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(pieces)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(pieces); i = int(next.Add(1) - 1) {
-				parse(i)
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
 			}
 		})
 	}
 	wg.Wait()
-	// The first error is the first piece's that has one, its line counted
-	// from the start of the commit: the pieces before it were read whole.
-	total, lines := 0, 0
-	for i := range parts {
-		if err := parts[i].err; err != nil {
-			if le := (*lineError)(nil); errors.As(err, &le) {
-				return nil, &lineError{lines + le.line, le.err}
-			}
-			return nil, err
-		}
-		total += len(parts[i].actions)
-		lines += parts[i].lines
-	}
-	out := make([]Action, 0, total)
-	prefault.Slice(out[:total])
-	for i := range parts {
-		out = append(out, parts[i].actions...)
-	}
-	return out, nil
 }
 
 // cutAtLines cuts data into pieces of at least chunk bytes (the last may
