@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unsafe"
+
+	"github.com/deltafs/deltafs/replay/prefault"
 )
 
 // The add and remove lines that make up nearly all of a commit are decoded
@@ -58,6 +60,9 @@ func (s *lineScanner) str(b []byte) string {
 func (s *lineScanner) newAdd() *Add {
 	if len(s.adds) == cap(s.adds) {
 		s.adds = make([]Add, 0, min(max(4, 2*cap(s.adds)), 256))
+		if cap(s.adds) == 256 { // a large commit's, filled while others are: see prefault
+			prefault.Slice(s.adds[:256])
+		}
 	}
 	s.adds = s.adds[:len(s.adds)+1]
 	return &s.adds[len(s.adds)-1]
