@@ -9,21 +9,21 @@ import (
 	"github.com/deltafs/deltafs/replay/prefault"
 )
 
-// The add and remove lines that make up nearly all of a commit are decoded
-// by hand (scanLine): no reflection, no map per action, the stats and the
-// partition values kept as the JSON they are until asked (Add.NumRecords,
-// Add.Partition), paths copied into one shared buffer. Anything the scanner
-// is not sure of (a line that is not one plain add or remove, a key that
-// differs from a field's name only in case, an escape in a path or a key, a
-// value of an unexpected type, invalid JSON) goes to encoding/json, which
-// decides, so both give the same actions and the same errors
-// (FuzzScanMatchesJSON).
+// The add and remove lines that make up nearly all of a commit, and its
+// commitInfo, are decoded by hand (scanLine): no reflection, no map per
+// action, the stats and the partition values kept as the JSON they are
+// until asked (Add.NumRecords, Add.Partition), paths copied into one shared
+// buffer. Anything the scanner is not sure of (a line that is not one plain
+// add, remove or commitInfo, a key that differs from a field's name only in
+// case, an escape in a path or a key, a value of an unexpected type,
+// invalid JSON) goes to encoding/json, which decides, so both give the
+// same actions and the same errors (FuzzScanMatchesJSON).
 
 // maxScanDepth bounds the nesting the scanner follows; deeper values go to
 // encoding/json, which has its own limit.
 const maxScanDepth = 100
 
-// lineScanner decodes one commit's add and remove lines.
+// lineScanner decodes one commit's add, remove and commitInfo lines.
 type lineScanner struct {
 	arena []byte // paths; strings point into it, so it is only appended to
 	adds  []Add  // Adds handed out, allocated in slabs
@@ -76,8 +76,9 @@ func (s *lineScanner) newRemove() *Remove {
 	return &s.rems[len(s.rems)-1]
 }
 
-// scanLine decodes line (trimmed, not empty) into a when it is one add or
-// remove action it fully understands, reporting whether it did.
+// scanLine decodes line (trimmed, not empty) into a when it is one add,
+// remove or commitInfo action it fully understands, reporting whether it
+// did.
 func (s *lineScanner) scanLine(line []byte, a *Action) bool {
 	s.b, s.i = line, 0
 	if !s.byte('{') {
@@ -165,7 +166,7 @@ func (s *lineScanner) key() ([]byte, bool) {
 	return k, true
 }
 
-// Field names of Add and Remove, for the case-insensitive matching of
+// Field names of the actions scanned, for the case-insensitive matching of
 // encoding/json that the scanner leaves to it.
 var (
 	addFields        = []string{"path", "partitionValues", "size", "modificationTime", "dataChange", "stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion"}
