@@ -92,6 +92,8 @@ var scanSeeds = []string{
 	`{"commitInfo":{"timestamp":null,"operation":"caf\u00e9","Timestamp":3}}`,
 	`{"commitInfo":{"timestamp":1.7e12,"inCommitTimestamp":-1}}`,
 	`{"commitInfo":null}`,
+	`{"add":{"path":"x","partitionValues":{"b":"1","a":null,"b":"2","c":"\u00e9\"q","d":"caf\u00e9","e":"","a":"3"}}}`,
+	`{"add":{"path":"x","partitionValues": { "a" : "1" , "b" : null , "A" : "2" } }}`,
 	`{"commitInfo":{"operation":"a","operation":"b","timestamp":1,"timestamp":2}}`,
 	`{"add":{"path":"x","stats":"{\"numRecords\":7,\"x\":\"\\u0041\"}"}} `,
 	`{"add":{"path":"x","dataChange":tru}}`,
