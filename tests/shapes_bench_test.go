@@ -51,6 +51,7 @@ var benchShapes = []benchShape{
 	{"one-commit", "one JSON commit of 250k adds (a bulk load)", 250000, func(dir string) error { return deltagen.WriteJSONLog(dir, 1, 250000) }},
 	{"compacted", "compaction after a checkpoint: 250k adds, then 225k removed for 250", 25250, writeCompactedAfterCheckpoint},
 	{"databricks-stream", "3,000 streaming commits as Databricks writes them", 15000, writeDatabricksStream},
+	{"over-partitioned", "100k adds under 8 partition columns (65k partitions)", 100000, writeOverPartitioned},
 	{"tombstones", "checkpoint keeping 400k tombstones: 5 rewrites of 100k files", 100000, writeTombstones},
 	{"dvs", "deletion vectors: 100k adds, half rewritten with a vector", 100000, writeManyDVs},
 	{"wide-stats", "wide stats: 100 commits x 100 adds, 300 columns", 10000, writeWideStats},
@@ -162,6 +163,41 @@ func writeDatabricksStream(dir string) error {
 				k, deltagen.NewUUID(), ts, deltagen.Stats(id, id+999), ts*1000, ts*1000, ts*1000)
 		}
 		if err := os.WriteFile(filepath.Join(log, fmt.Sprintf("%020d.json", v)), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOverPartitioned writes 10 commits of 10k adds partitioned by 8
+// columns of 4 values each: 65k partitions for 100k files, most objects of
+// partition values new to their commit.
+func writeOverPartitioned(dir string) error {
+	t := deltagen.New(dir)
+	cols := []string{"p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"}
+	fields := []string{`{"name":"id","type":"long","nullable":true,"metadata":{}}`}
+	for _, c := range cols {
+		fields = append(fields, `{"name":"`+c+`","type":"string","nullable":true,"metadata":{}}`)
+	}
+	schema := `{"type":"struct","fields":[` + strings.Join(fields, ",") + `]}`
+	if _, err := t.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schema, cols, nil)); err != nil {
+		return err
+	}
+	for c := range 10 {
+		var acts []action.Action
+		for k := range 10000 {
+			i := c*10000 + k
+			values := map[string]*string{}
+			var dirs []string
+			for j, col := range cols {
+				v := fmt.Sprintf("value-%d-%d", j, (i>>(2*j))%4)
+				values[col] = deltagen.Str(v)
+				dirs = append(dirs, col+"="+v)
+			}
+			path := strings.Join(dirs, "/") + fmt.Sprintf("/part-%05d-%s.c000.snappy.parquet", i, deltagen.NewUUID())
+			acts = append(acts, deltagen.AddFile(path, 1000, 1704067200000, values, deltagen.Stats(0, 9)))
+		}
+		if _, err := t.Commit(acts...); err != nil {
 			return err
 		}
 	}
