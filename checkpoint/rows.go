@@ -129,7 +129,7 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 	size, mtime := g.cur(c.addSize), g.cur(c.addModTime)
 	numRecords, stats := g.cur(c.addNumRecords), g.cur(c.addStats)
 	pkey, pval := g.rep(c.addPartKey), g.rep(c.addPartValue)
-	g.dv = dvCursors{g.cur(c.dvType), g.cur(c.dvPath), g.cur(c.dvOffset), g.cur(c.dvSize), g.cur(c.dvCard), g.cur(c.dvMaxRow)}
+	g.dv = dvCursors{typ: g.cur(c.dvType), path: g.cur(c.dvPath), offset: g.cur(c.dvOffset), size: g.cur(c.dvSize), card: g.cur(c.dvCard), maxRow: g.cur(c.dvMaxRow)}
 	hasDV := g.leaves[c.dvType].hasValues()
 	// The windows are exactly paths.count() long.
 	files := out.Files[start : start+paths.count()]
@@ -180,25 +180,44 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 }
 
 // dvCursors walk the deletion-vector columns of the add rows.
-type dvCursors struct{ typ, path, offset, size, card, maxRow *cursor }
+type dvCursors struct {
+	typ, path, offset, size, card, maxRow *cursor
+	boxes                                 []dvBox // handed out by at
+}
+
+// dvBox holds a deletion vector and the numbers it points to: on a table
+// under DML most files have a vector, and boxes come in slabs, not three
+// allocations each.
+type dvBox struct {
+	dv     action.DeletionVector
+	offset int32
+	maxRow int64
+}
 
 // at returns row i's deletion vector, or nil.
-func (d dvCursors) at(i int) *action.DeletionVector {
+func (d *dvCursors) at(i int) *action.DeletionVector {
 	typ, ok := d.typ.str(i)
 	if !ok {
 		return nil
 	}
-	dv := &action.DeletionVector{StorageType: typ}
+	if len(d.boxes) == cap(d.boxes) {
+		d.boxes = make([]dvBox, 0, min(max(16, 2*cap(d.boxes)), 1024))
+	}
+	d.boxes = d.boxes[:len(d.boxes)+1]
+	b := &d.boxes[len(d.boxes)-1]
+	dv := &b.dv
+	dv.StorageType = typ
 	dv.PathOrInlineDv, _ = d.path.str(i)
 	if off, ok := d.offset.int(i); ok {
-		o := int32(off)
-		dv.Offset = &o
+		b.offset = int32(off)
+		dv.Offset = &b.offset
 	}
 	size, _ := d.size.int(i)
 	dv.SizeInBytes = int32(size)
 	dv.Cardinality, _ = d.card.int(i)
 	if m, ok := d.maxRow.int(i); ok {
-		dv.MaxRowIndex = &m
+		b.maxRow = m
+		dv.MaxRowIndex = &b.maxRow
 	}
 	return dv
 }
