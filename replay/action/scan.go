@@ -614,9 +614,7 @@ var ordinary = func() (t [256]bool) {
 	return t
 }()
 
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
+func isHex(c byte) bool { return unhex(c) <= 0xf }
 
 func (s *lineScanner) literal(lit string) bool {
 	if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
