@@ -24,6 +24,7 @@ type BenchOptions struct {
 	CheckpointVersion int64
 	TailCommits       int // JSON commits after the checkpoint (default 9, negative: none)
 	RowGroupRows      int // checkpoint row-group size (default 128Ki)
+	DataPageVersion   int // checkpoint data pages: 1, or 2 (the default)
 	Parts             int // >1: multi-part checkpoint in that many parts
 	Seed              uint64
 	// ColumnMapping writes a column-mapped table ('name' mode): physical
@@ -86,6 +87,9 @@ func WriteBenchTable(dir string, o BenchOptions) (*BenchInfo, error) {
 	var opts []CheckpointOption
 	if o.RowGroupRows > 0 {
 		opts = append(opts, WithRowGroupRows(o.RowGroupRows))
+	}
+	if o.DataPageVersion > 0 {
+		opts = append(opts, WithDataPageVersion(o.DataPageVersion))
 	}
 	cfg := newPQConfig(opts)
 

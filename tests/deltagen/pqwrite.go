@@ -20,6 +20,8 @@ type CheckpointOption func(*pqConfig)
 type pqConfig struct {
 	rowGroupRows int
 	codec        compress.Codec
+	pageBytes    int // 0: parquet-go's default
+	pageVersion  int // 0: parquet-go's default (2)
 }
 
 // WithRowGroupRows sets the number of rows per row group.
@@ -35,6 +37,18 @@ func WithRowGroupRows(n int) CheckpointOption {
 // &parquet.Zstd or &parquet.Uncompressed.
 func WithCompression(codec compress.Codec) CheckpointOption {
 	return func(c *pqConfig) { c.codec = codec }
+}
+
+// WithPageBytes sets the size of a page's buffer: small pages make many
+// pages per column chunk.
+func WithPageBytes(n int) CheckpointOption {
+	return func(c *pqConfig) { c.pageBytes = n }
+}
+
+// WithDataPageVersion writes data pages of version 1 (as parquet-mr and
+// arrow-rs do by default) or 2.
+func WithDataPageVersion(v int) CheckpointOption {
+	return func(c *pqConfig) { c.pageVersion = v }
 }
 
 func newPQConfig(opts []CheckpointOption) pqConfig {
@@ -61,10 +75,14 @@ func writeParquet[T any](name string, cfg pqConfig, next func(buf []T) int) (int
 	defer os.Remove(tmp) // no-op after the rename
 	defer f.Close()
 	bw := bufio.NewWriterSize(f, 1<<20)
-	w := parquet.NewGenericWriter[T](bw,
-		parquet.Compression(cfg.codec),
-		parquet.CreatedBy("deltagen", "0", "test"),
-	)
+	wopts := []parquet.WriterOption{parquet.Compression(cfg.codec), parquet.CreatedBy("deltagen", "0", "test")}
+	if cfg.pageBytes > 0 {
+		wopts = append(wopts, parquet.PageBufferSize(cfg.pageBytes))
+	}
+	if cfg.pageVersion > 0 {
+		wopts = append(wopts, parquet.DataPageVersion(cfg.pageVersion))
+	}
+	w := parquet.NewGenericWriter[T](bw, wopts...)
 	buf := make([]T, min(cfg.rowGroupRows, 8192))
 	inGroup := 0
 	for {
