@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
@@ -17,35 +18,57 @@ import (
 type groupJob struct {
 	pf    *parquetFile
 	rg    parquet.RowGroup
-	index int   // in its file, for errors
-	paths *leaf // the add.path column, read first
-	start int   // where its files go in the result
-	kept  int   // how many it put there
+	index int      // in its file
+	part  *rowPart // the rows decoded, nil for all (rowparts.go)
+	paths *leaf    // the add.path column, read first
+	start int      // where its files go in the result
+	kept  int      // how many it put there
 	res   Result
 }
 
 // decodeParquets decodes the fetched files' rows after head (the top of a
 // v2 JSON checkpoint) into one result, in file order.
 //
-// It decodes in two passes over the row groups, each in parallel. The
-// first reads only the add.path column, which tells how many files each
-// row group holds; then one slice is allocated for all of them, and the
-// second pass decodes each row group straight into its window. Joining
+// It decodes in two passes over the row groups (big ones in parts, see
+// rowparts.go), each in parallel. The first reads only the add.path
+// column, which tells how many files each row group holds; then one slice
+// is allocated for all of them, and the second pass decodes each row
+// group straight into its window. Joining
 // per-row-group slices instead allocated, cleared and copied every File
 // twice, a tenth of building a snapshot.
 func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opts Options) (*Result, error) {
 	var jobs []*groupJob
+	totalRows := int64(0)
+	for _, pf := range files {
+		totalRows += pf.file.NumRows()
+	}
+	workers := runtime.GOMAXPROCS(0)
 	for _, pf := range files {
 		for i, rg := range pf.file.RowGroups() {
-			jobs = append(jobs, &groupJob{pf: pf, rg: rg, index: i})
+			var g *cutGroup
+			if workers > 1 {
+				g = pf.cut(i, partSize(totalRows, workers))
+			}
+			if g == nil {
+				jobs = append(jobs, &groupJob{pf: pf, rg: rg, index: i})
+				continue
+			}
+			for k := range g.parts {
+				jobs = append(jobs, &groupJob{pf: pf, rg: rg, index: i, part: &g.parts[k]})
+			}
 		}
 	}
 	err := forEachJob(ctx, jobs, func(j *groupJob, _ *leafPool) error {
 		if j.pf.cols.addPath == nil {
 			return nil
 		}
+		if j.part != nil && j.part.lo == 0 {
+			if err := j.part.group.readShared(j.rg, j.pf.cols); err != nil {
+				return err
+			}
+		}
 		var err error
-		j.paths, err = readLeaf(j.rg, j.pf.cols.addPath, false, nil)
+		j.paths, err = j.readLeaf(j.pf.cols.addPath, false, nil)
 		return err
 	})
 	if err != nil {
@@ -96,6 +119,22 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	return out, nil
 }
 
+// readLeaf reads column col for the job: the rows of its part, for a
+// column of add rows, else the whole column chunk.
+func (j *groupJob) readLeaf(col *parquet.Column, numRecords bool, pool *leafPool) (*leaf, error) {
+	if j.part.isShared(col) {
+		return j.part.group.leaves[col], nil
+	}
+	if j.part == nil || !slices.Contains(j.pf.cols.adds(), col) {
+		return readLeaf(j.rg, col, numRecords, pool, nil)
+	}
+	p, err := j.pf.partOf(j.index, col, j.part)
+	if err != nil {
+		return nil, err
+	}
+	return readLeaf(j.rg, col, numRecords, pool, &p)
+}
+
 // forEachJob runs fn on every job, a worker per CPU, each worker with its
 // own pool of leaves. It returns the first error in job order.
 func forEachJob(ctx context.Context, jobs []*groupJob, fn func(*groupJob, *leafPool) error) error {
@@ -124,7 +163,11 @@ func forEachJob(ctx context.Context, jobs []*groupJob, fn func(*groupJob, *leafP
 			if errors.Is(err, ctx.Err()) {
 				return err
 			}
-			return fmt.Errorf("checkpoint %s: row group %d: %w", jobs[i].pf.key, jobs[i].index, err)
+			j := jobs[i]
+			if j.part != nil {
+				return fmt.Errorf("checkpoint %s: row group %d, rows %d-%d: %w", j.pf.key, j.index, j.part.lo, j.part.hi, err)
+			}
+			return fmt.Errorf("checkpoint %s: row group %d: %w", j.pf.key, j.index, err)
 		}
 	}
 	return nil

@@ -106,6 +106,15 @@ func (f *sparseFile) ReadAt(p []byte, off int64) (int, error) {
 	return f.ReadAt(p, off)
 }
 
+// bytes returns the fetched bytes [off, off+n), not a copy.
+func (f *sparseFile) bytes(off, n int64) ([]byte, bool) {
+	s, ok := f.covering(off, n)
+	if !ok {
+		return nil, false
+	}
+	return s.data[off-s.off : off-s.off+n], true
+}
+
 func (f *sparseFile) covering(off, n int64) (span, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -41,6 +41,80 @@ type leaf struct {
 	codesValid bool
 }
 
+// keepRows keeps only rows [skip, skip+keep) of the leaf.
+func (l *leaf) keepRows(skip, keep int) error {
+	lo, hi := l.entryOfRow(skip), l.entryOfRow(skip+keep)
+	if hi < 0 {
+		return fmt.Errorf("rows %d-%d are not in the pages read", skip, skip+keep)
+	}
+	vlo, vhi := l.valuesIn(lo), l.valuesIn(hi)
+	if l.defs != nil {
+		l.defs = l.defs[lo:hi]
+	}
+	if l.reps != nil {
+		l.reps = l.reps[lo:hi]
+	}
+	l.n = hi - lo
+	switch {
+	case len(l.strs) > 0:
+		l.strs = l.strs[vlo:vhi]
+		if l.codesValid {
+			l.codes = l.codes[vlo:vhi]
+		}
+	case len(l.ints) > 0:
+		l.ints = l.ints[vlo:vhi]
+	case len(l.bools) > 0:
+		l.bools = l.bools[vlo:vhi]
+	}
+	return nil
+}
+
+// entryOfRow is the index of the entry row r begins at (the number of
+// entries for the row past the last), -1 past that.
+func (l *leaf) entryOfRow(r int) int {
+	if l.reps == nil {
+		if r > l.n {
+			return -1
+		}
+		return r
+	}
+	for e, rep := range l.reps {
+		if rep == 0 { // a row begins
+			if r == 0 {
+				return e
+			}
+			r--
+		}
+	}
+	if r == 0 {
+		return l.n
+	}
+	return -1
+}
+
+// alignedWith checks that a map's value leaf v lines up with its key leaf
+// l, as the readers of both walk them together: the same entries, and a
+// value only where there is a key.
+func (l *leaf) alignedWith(v *leaf) error {
+	if l.n != v.n || !bytes.Equal(l.reps, v.reps) {
+		return fmt.Errorf("%d keys and %d values in other rows", l.n, v.n)
+	}
+	for j := range l.n {
+		if v.present(j) && !l.present(j) {
+			return fmt.Errorf("a value without a key at entry %d", j)
+		}
+	}
+	return nil
+}
+
+// valuesIn is the number of values entries [0, e) hold.
+func (l *leaf) valuesIn(e int) int {
+	if l.defs == nil {
+		return e
+	}
+	return bytes.Count(l.defs[:e], []byte{l.maxDef})
+}
+
 // present reports whether entry i holds a value.
 func (l *leaf) present(i int) bool {
 	return l.defs == nil || l.defs[i] == l.maxDef
@@ -95,10 +169,10 @@ func (l *leaf) reset(maxDef, maxRep byte, numRecords bool) {
 }
 
 // readLeaf decodes a column chunk of a row group into a leaf from pool (a
-// new one when pool is nil).
-func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *leafPool) (l *leaf, err error) {
+// new one when pool is nil): all of it, or with part the rows part keeps.
+func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *leafPool, part *partPages) (l *leaf, err error) {
 	err = recovered(func() (err error) {
-		l, err = readPages(rg, col, numRecords, pool)
+		l, err = readPages(rg, col, numRecords, pool, part)
 		return err
 	})
 	return l, err
@@ -106,7 +180,7 @@ func readLeaf(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *l
 
 // readPages is readLeaf, whose parquet-go calls may panic on a malformed
 // file.
-func readPages(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *leafPool) (*leaf, error) {
+func readPages(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *leafPool, part *partPages) (*leaf, error) {
 	l := pool.get(col)
 	l.reset(byte(col.MaxDefinitionLevel()), byte(col.MaxRepetitionLevel()), numRecords)
 	kind := col.Type().Kind()
@@ -117,7 +191,11 @@ func readPages(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *
 	// gigabytes. Values are sized by the non-null count the statistics
 	// claim (most columns of a checkpoint are null in most rows); it is
 	// only a hint, appending corrects it.
-	if n := int(min(chunk.NumValues(), maxPrealloc)); n > 0 {
+	share := func(n int64) int64 { return n } // a part's, if values spread evenly
+	if rows := rg.NumRows(); part != nil && rows > 0 {
+		share = func(n int64) int64 { return int64(float64(n) * float64(part.rows()) / float64(rows)) }
+	}
+	if n := int(min(share(chunk.NumValues()), maxPrealloc)); n > 0 {
 		if l.maxDef > 0 && cap(l.defs) < n {
 			l.defs = make([]byte, 0, n)
 		}
@@ -125,7 +203,7 @@ func readPages(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *
 			l.reps = make([]byte, 0, n)
 		}
 		if fc, ok := chunk.(*parquet.FileColumnChunk); ok {
-			if nulls := fc.NullCount(); nulls > 0 && nulls <= int64(n) {
+			if nulls := share(fc.NullCount()); nulls > 0 && nulls <= int64(n) {
 				n -= int(nulls)
 			}
 		}
@@ -139,8 +217,14 @@ func readPages(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *
 	if l.maxDef > 0 && l.defs == nil {
 		l.defs = []byte{}
 	}
-	pages := chunk.Pages()
+	var pages parquet.Pages
+	if part != nil {
+		pages = part.pages
+	} else {
+		pages = chunk.Pages()
+	}
 	defer pages.Close()
+	read := 0 // pages of a part
 	for {
 		page, err := pages.ReadPage()
 		if errors.Is(err, io.EOF) {
@@ -149,14 +233,29 @@ func readPages(rg parquet.RowGroup, col *parquet.Column, numRecords bool, pool *
 		if err != nil {
 			return nil, fmt.Errorf("column %v: %w", col.Path(), err)
 		}
+		if part != nil {
+			if read >= len(part.claims) || page.NumRows() != part.claims[read] {
+				parquet.Release(page)
+				return nil, fmt.Errorf("column %v: page %d holds other rows than its header says", col.Path(), read)
+			}
+			read++
+		}
 		err = l.addPage(page, kind)
 		parquet.Release(page)
 		if err != nil {
 			return nil, fmt.Errorf("column %v: %w", col.Path(), err)
 		}
 	}
-	if l.defs != nil && len(l.defs) != l.n || l.reps != nil && len(l.reps) != l.n {
+	if l.defs != nil && len(l.defs) != l.n || l.reps != nil && len(l.reps) != l.n || l.count() != l.valuesIn(l.n) {
 		return nil, fmt.Errorf("column %v: levels do not match the values", col.Path())
+	}
+	if part != nil {
+		if read != len(part.claims) {
+			return nil, fmt.Errorf("column %v: %d pages read of %d", col.Path(), read, len(part.claims))
+		}
+		if err := l.keepRows(int(part.skip), int(part.keep)); err != nil {
+			return nil, fmt.Errorf("column %v: %w", col.Path(), err)
+		}
 	}
 	return l, nil
 }

@@ -4,54 +4,82 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
+// pageAt is one page of a column chunk, as its header describes it: where
+// it lies in the chunk (header included) and how many rows it holds.
+type pageAt struct {
+	start, end int
+	dict       bool  // a dictionary page
+	rows       int64 // -1 when the header does not tell (see pageRows)
+}
+
 // checkPages walks the page headers of a column chunk and checks that every
 // page lies inside the chunk and decompresses to a sane size, before
 // parquet-go sizes its buffers from those same headers: a corrupt or hostile
-// checkpoint then fails with an error instead of allocating gigabytes.
-func checkPages(chunk []byte) error {
+// checkpoint then fails with an error instead of allocating gigabytes. It
+// returns the pages, which tell where a row group can be cut (rowparts.go).
+func checkPages(chunk []byte, repeated bool) ([]pageAt, error) {
 	r := bytes.NewReader(chunk)
 	var proto thrift.CompactProtocol
 	dec := thrift.NewDecoder(proto.NewReader(r))
+	var pages []pageAt
 	for r.Len() > 0 {
+		start := len(chunk) - r.Len()
 		var h format.PageHeader
 		if err := dec.Decode(&h); err != nil {
-			return fmt.Errorf("page header at byte %d: %w", len(chunk)-r.Len(), err)
+			return nil, fmt.Errorf("page header at byte %d: %w", start, err)
 		}
 		size, full := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
 		if size < 0 || size > int64(r.Len()) {
-			return fmt.Errorf("page of %d bytes overruns its column chunk (%d bytes left)", size, r.Len())
+			return nil, fmt.Errorf("page of %d bytes overruns its column chunk (%d bytes left)", size, r.Len())
 		}
 		if full < 0 || full > maxExpansion*size+1<<20 {
-			return fmt.Errorf("page of %d bytes claims %d bytes uncompressed", size, full)
+			return nil, fmt.Errorf("page of %d bytes claims %d bytes uncompressed", size, full)
 		}
 		// Levels are sized from the value count; run-length encoding lets
 		// a small page hold many values, but not billions.
 		if n := pageValues(&h); n < 0 || n > 64*full+1<<20 {
-			return fmt.Errorf("page of %d bytes claims %d values", full, n)
+			return nil, fmt.Errorf("page of %d bytes claims %d values", full, n)
 		}
 		if _, err := r.Seek(size, 1); err != nil {
-			return err
+			return nil, err
 		}
+		pages = append(pages, pageAt{start: start, end: len(chunk) - r.Len(),
+			dict: h.DictionaryPageHeader.Valid, rows: pageRows(&h, repeated)})
 	}
-	return nil
+	return pages, nil
 }
 
-// checkChunks runs checkPages on the needed column chunks of a file.
-func checkChunks(sf *sparseFile, chunks [][2]int64) error {
+// chunkRange is the bytes of the column chunk of col in row group rg.
+type chunkRange struct {
+	rg     int
+	col    *parquet.Column
+	off, n int64
+}
+
+// chunkID names a column chunk: its row group and column indexes.
+type chunkID struct{ rg, col int }
+
+// checkChunks runs checkPages on the needed column chunks of a file and
+// returns their pages.
+func checkChunks(sf *sparseFile, chunks []chunkRange) (map[chunkID][]pageAt, error) {
+	pages := make(map[chunkID][]pageAt, len(chunks))
 	for _, c := range chunks {
-		s, ok := sf.covering(c[0], c[1])
+		data, ok := sf.bytes(c.off, c.n)
 		if !ok {
-			return fmt.Errorf("column chunk at %d was not fetched", c[0])
+			return nil, fmt.Errorf("column chunk at %d was not fetched", c.off)
 		}
-		if err := checkPages(s.data[c[0]-s.off : c[0]-s.off+c[1]]); err != nil {
-			return fmt.Errorf("column chunk at %d: %w", c[0], err)
+		p, err := checkPages(data, c.col.MaxRepetitionLevel() > 0)
+		if err != nil {
+			return nil, fmt.Errorf("column chunk at %d: %w", c.off, err)
 		}
+		pages[chunkID{c.rg, c.col.Index()}] = p
 	}
-	return nil
+	return pages, nil
 }
 
 func pageValues(h *format.PageHeader) int64 {
@@ -65,4 +93,25 @@ func pageValues(h *format.PageHeader) int64 {
 		return int64(h.DictionaryPageHeader.V.NumValues)
 	}
 	return 0
+}
+
+// pageRows is the rows a data page holds by its header, -1 when the header
+// does not say. In a column that does not repeat, a row is a value (a
+// level: null or not), and the value count is what the page decodes. In
+// one that does, only a v2 page tells its rows; readPages checks them.
+func pageRows(h *format.PageHeader, repeated bool) int64 {
+	switch {
+	case h.DictionaryPageHeader.Valid:
+		return 0
+	case !repeated:
+		if h.DataPageHeader.Valid {
+			return int64(h.DataPageHeader.V.NumValues)
+		}
+		if h.DataPageHeaderV2.Valid {
+			return int64(h.DataPageHeaderV2.V.NumValues)
+		}
+	case h.DataPageHeaderV2.Valid:
+		return int64(h.DataPageHeaderV2.V.NumRows)
+	}
+	return -1
 }

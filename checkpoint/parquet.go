@@ -15,9 +15,11 @@ import (
 // checkpoint, a v2 checkpoint or a sidecar) whose needed column chunks are
 // in memory.
 type parquetFile struct {
-	key  string
-	file *parquet.File
-	cols *columns
+	key   string
+	file  *parquet.File
+	cols  *columns
+	sf    *sparseFile
+	pages map[chunkID][]pageAt // of the needed column chunks
 }
 
 // fetchParquet reads the footer of a Parquet checkpoint file, then the
@@ -77,14 +79,19 @@ func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (
 		return nil, err
 	}
 	if !whole {
-		if err := sf.fetch(coalesce(append([][2]int64(nil), chunks...), 1<<20)); err != nil {
+		ranges := make([][2]int64, len(chunks))
+		for i, c := range chunks {
+			ranges[i] = [2]int64{c.off, c.n}
+		}
+		if err := sf.fetch(coalesce(ranges, 1<<20)); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkChunks(sf, chunks); err != nil {
+	pages, err := checkChunks(sf, chunks)
+	if err != nil {
 		return nil, err
 	}
-	return &parquetFile{key: p.Key, file: f, cols: cols}, nil
+	return &parquetFile{key: p.Key, file: f, cols: cols, sf: sf, pages: pages}, nil
 }
 
 // sidecars decodes only the sidecar actions of the file (a v2 checkpoint,
@@ -101,7 +108,7 @@ func (pf *parquetFile) sidecars() ([]action.Sidecar, error) {
 			if col == nil {
 				continue
 			}
-			l, err := readLeaf(rg, col, false, nil)
+			l, err := readLeaf(rg, col, false, nil, nil)
 			if err != nil {
 				return nil, fmt.Errorf("checkpoint %s: %w", pf.key, err)
 			}
@@ -118,8 +125,8 @@ func (pf *parquetFile) sidecars() ([]action.Sidecar, error) {
 
 // chunkRanges lists the byte ranges of the needed column chunks and checks that each lies inside the file and decodes to a sane size: the
 // footer is input like any other.
-func chunkRanges(f *parquet.File, cols *columns, size int64) ([][2]int64, error) {
-	var ranges [][2]int64
+func chunkRanges(f *parquet.File, cols *columns, size int64) ([]chunkRange, error) {
+	var ranges []chunkRange
 	for i, rg := range f.Metadata().RowGroups {
 		if rg.NumRows == 0 {
 			continue // an empty row group (pyarrow writes its chunks at offset 0) holds nothing to read
@@ -140,7 +147,7 @@ func chunkRanges(f *parquet.File, cols *columns, size int64) ([][2]int64, error)
 			if md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxExpansion*n+1<<20 {
 				return nil, fmt.Errorf("row group %d: column %v claims %d bytes from %d", i, col.Path(), md.TotalUncompressedSize, n)
 			}
-			ranges = append(ranges, [2]int64{start, n})
+			ranges = append(ranges, chunkRange{rg: i, col: col, off: start, n: n})
 		}
 	}
 	return ranges, nil

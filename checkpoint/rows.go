@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/deltafs/deltafs/replay/action"
@@ -66,6 +67,7 @@ type Result struct {
 type rowGroup struct {
 	c      *columns
 	leaves map[*parquet.Column]*leaf
+	starts map[*parquet.Column]repStart // in the leaves a row group's parts share
 	opts   Options
 	parts  map[string]*action.Partition
 	// lastKey and lastPart are the previous row's partition.
@@ -80,37 +82,62 @@ type rowGroup struct {
 
 func (g *rowGroup) cur(col *parquet.Column) *cursor { return newCursor(g.leaves[col]) }
 
-func (g *rowGroup) rep(col *parquet.Column) *repCursor { return &repCursor{l: g.leaves[col]} }
+// rep returns a cursor on a repeated leaf, at the first row decoded.
+func (g *rowGroup) rep(col *parquet.Column) *repCursor {
+	at := g.starts[col]
+	return &repCursor{l: g.leaves[col], pos: at.pos, v: at.v}
+}
 
 // decodeRowGroup decodes the row group of j, whose add.path column was
 // read already, putting its files into out from j.start on.
 func decodeRowGroup(j *groupJob, out *Result, opts Options, pool *leafPool) error {
 	c := j.pf.cols
-	g := &rowGroup{c: c, leaves: map[*parquet.Column]*leaf{}, opts: opts, parts: map[string]*action.Partition{}}
+	g := &rowGroup{c: c, leaves: map[*parquet.Column]*leaf{}, starts: map[*parquet.Column]repStart{}, opts: opts, parts: map[string]*action.Partition{}}
 	defer func() {
 		for col, l := range g.leaves {
-			if col != c.addPath {
+			if col != c.addPath && !j.part.isShared(col) {
 				pool.put(col, l)
 			}
 		}
 	}()
-	rows := int(j.rg.NumRows())
-	for _, col := range c.all() {
+	rows, partRows := int(j.rg.NumRows()), int(j.rg.NumRows())
+	if j.part != nil {
+		partRows = int(j.part.hi - j.part.lo)
+	}
+	adds := c.adds()
+	cols := adds
+	if j.part.first() {
+		cols = append(slices.Clip(adds), c.others()...)
+	}
+	for k, col := range cols {
+		want := rows // the rows col holds
+		if k < len(adds) && !j.part.isShared(col) {
+			want = partRows
+		}
 		l := j.paths
 		if col != c.addPath {
 			var err error
-			if l, err = readLeaf(j.rg, col, col == c.addStats, pool); err != nil {
+			if l, err = j.readLeaf(col, col == c.addStats, pool); err != nil {
 				return err
 			}
 		}
-		if l.maxRep == 0 && l.n != rows {
-			return fmt.Errorf("column %v has %d values for %d rows", col.Path(), l.n, rows)
+		if l.maxRep == 0 && l.n != want {
+			return fmt.Errorf("column %v has %d values for %d rows", col.Path(), l.n, want)
 		}
 		g.leaves[col] = l
+		if j.part.isShared(col) {
+			g.starts[col] = j.part.sharedStart(col)
+		}
+	}
+	if err := c.checkMaps(g.leaves, j.part.isShared); err != nil {
+		return err
 	}
 	var err error
-	if j.kept, err = g.adds(rows, out, j.start); err != nil {
+	if j.kept, err = g.adds(partRows, out, j.start); err != nil {
 		return err
+	}
+	if !j.part.first() {
+		return nil
 	}
 	if l := g.leaves[c.removePath]; l.hasValues() {
 		j.res.Tombstones = l.count()

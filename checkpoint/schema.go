@@ -1,6 +1,10 @@
 package checkpoint
 
-import "github.com/parquet-go/parquet-go"
+import (
+	"fmt"
+
+	"github.com/parquet-go/parquet-go"
+)
 
 // columns are the leaf columns of a checkpoint file that replay needs. A nil
 // column is absent from the file (an older writer, or a kind of action the
@@ -90,22 +94,52 @@ func resolve(root *parquet.Column, details Detail) *columns {
 	return c
 }
 
-// all lists the resolved columns, for fetching their chunks.
-func (c *columns) all() []*parquet.Column {
-	var out []*parquet.Column
-	for _, col := range []*parquet.Column{
-		c.addPath, c.addSize, c.addModTime, c.addStats, c.addNumRecords, c.addPartKey, c.addPartValue,
-		c.dvType, c.dvPath, c.dvOffset, c.dvSize, c.dvCard, c.dvMaxRow, c.removePath,
+// all lists the resolved columns, for fetching their chunks: the add
+// columns first.
+func (c *columns) all() []*parquet.Column { return append(c.adds(), c.others()...) }
+
+// others lists the resolved columns that are not of add rows.
+func (c *columns) others() []*parquet.Column {
+	return nonNil(
+		c.removePath,
 		c.protoReader, c.protoWriter, c.protoReaderFeatures, c.protoWriterFeatures,
 		c.mdID, c.mdName, c.mdDescription, c.mdProvider, c.mdSchema, c.mdPartitionColumns,
 		c.mdConfKey, c.mdConfValue, c.mdCreated, c.txnAppID, c.txnVersion, c.txnLastUpdated,
 		c.dmDomain, c.dmConfig, c.dmRemoved, c.scPath, c.scSize, c.scModTime, c.cmVersion,
-	} {
+	)
+}
+
+// adds lists the resolved columns of add rows: those a part of a row group
+// reads (rowparts.go).
+func (c *columns) adds() []*parquet.Column {
+	return nonNil(c.addPath, c.addSize, c.addModTime, c.addStats, c.addNumRecords, c.addPartKey, c.addPartValue,
+		c.dvType, c.dvPath, c.dvOffset, c.dvSize, c.dvCard, c.dvMaxRow)
+}
+
+func nonNil(cols ...*parquet.Column) []*parquet.Column {
+	out := cols[:0]
+	for _, col := range cols {
 		if col != nil {
 			out = append(out, col)
 		}
 	}
 	return out
+}
+
+// checkMaps checks that the key and value leaves of each map column read
+// line up (leaf.alignedWith), but for the maps whose keys skip says to
+// leave (checked elsewhere).
+func (c *columns) checkMaps(leaves map[*parquet.Column]*leaf, skip func(*parquet.Column) bool) error {
+	for _, m := range [][2]*parquet.Column{{c.addPartKey, c.addPartValue}, {c.mdConfKey, c.mdConfValue}} {
+		k, v := leaves[m[0]], leaves[m[1]]
+		if k == nil || v == nil || skip != nil && skip(m[0]) {
+			continue
+		}
+		if err := k.alignedWith(v); err != nil {
+			return fmt.Errorf("map %v: %w", m[0].Path()[:len(m[0].Path())-2], err)
+		}
+	}
+	return nil
 }
 
 func child(c *parquet.Column, name string) *parquet.Column {
