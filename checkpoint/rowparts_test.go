@@ -62,7 +62,8 @@ func partsCheckpoint(t testing.TB, dir string, pageVersion int) Checkpoint {
 		if i%11 != 0 {
 			date = deltagen.Str(fmt.Sprintf("2024-01-%02d", i%28+1))
 		}
-		path := fmt.Sprintf("date=%s/part-%05d-%s.c000.snappy.parquet", deref(date), i, deltagen.NewUUID())
+		// Fixed names, so that a fuzz input meets the same pages each run.
+		path := fmt.Sprintf("date=%s/part-%05d-%08x-97f3-4c1d-8b2e-%012x.c000.snappy.parquet", deref(date), i, uint32(i*2654435761), uint64(i)*0x9e3779b97f4a7c15>>16)
 		stats := ""
 		if i%5 != 0 {
 			stats = deltagen.Stats(int64(i), int64(i+100))
