@@ -54,6 +54,10 @@ var benchShapes = []benchShape{
 	{"over-partitioned", "100k adds under 8 partition columns (65k partitions)", 100000, writeOverPartitioned},
 	{"tombstones", "checkpoint keeping 400k tombstones: 5 rewrites of 100k files", 100000, writeTombstones},
 	{"dvs", "deletion vectors: 100k adds, half rewritten with a vector", 100000, writeManyDVs},
+	{"one-row-group", "checkpoint of 250k adds in one row group of v1 pages, as delta-rs writes it", 250000, func(dir string) error {
+		_, err := deltagen.WriteBenchTable(dir, deltagen.BenchOptions{Files: 250000, RowGroupRows: 1 << 20, DataPageVersion: 1, TailCommits: -1})
+		return err
+	}},
 	{"wide-stats", "wide stats: 100 commits x 100 adds, 300 columns", 10000, writeWideStats},
 }
 
