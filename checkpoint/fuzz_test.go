@@ -65,3 +65,44 @@ func TestFooterLongerThanTheFileIsRefused(t *testing.T) {
 		t.Fatalf("reading a %d-byte file allocated %d bytes", len(data), grew)
 	}
 }
+
+// A column of another physical type than its values are read as, or
+// repeating otherwise than they are walked, is refused: add.size as
+// strings used to index integers that were not there, a panic that ended
+// the process.
+func TestColumnOfAnotherKindIsRefused(t *testing.T) {
+	type add struct {
+		Path             string `parquet:"path"`
+		Size             string `parquet:"size"`
+		ModificationTime int64  `parquet:"modificationTime"`
+	}
+	type domain struct {
+		Domain        string `parquet:"domain"`
+		Configuration string `parquet:"configuration"`
+		Removed       int32  `parquet:"removed"`
+	}
+	type txn struct {
+		AppID   []string `parquet:"appId"`
+		Version int64    `parquet:"version"`
+	}
+	type row struct {
+		Add            *add    `parquet:"add,optional"`
+		DomainMetadata *domain `parquet:"domainMetadata,optional"`
+		Txn            *txn    `parquet:"txn,optional"`
+	}
+	for _, rows := range [][]row{
+		{{Add: &add{Path: "a.parquet", Size: "x"}}, {}, {Add: &add{Path: "b.parquet", Size: "y"}}},
+		{{DomainMetadata: &domain{Domain: "d", Configuration: "{}", Removed: 1}}},
+		{{Txn: &txn{AppID: []string{"a", "b"}, Version: 1}}},
+	} {
+		var buf bytes.Buffer
+		w := parquet.NewGenericWriter[row](&buf)
+		w.Write(rows)
+		w.Close()
+		data := buf.Bytes()
+		_, err := Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: AllDetails})
+		if err == nil || !strings.Contains(err.Error(), ", not ") {
+			t.Errorf("got %v, want the column refused", err)
+		}
+	}
+}

@@ -74,6 +74,9 @@ func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (
 		return nil, err
 	}
 	cols := resolve(f.Root(), details)
+	if err := cols.checkKinds(); err != nil {
+		return nil, err
+	}
 	chunks, err := chunkRanges(f, cols, p.Size)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -124,6 +125,42 @@ func nonNil(cols ...*parquet.Column) []*parquet.Column {
 		}
 	}
 	return out
+}
+
+// checkKinds checks that every column read has the physical type its
+// values are read as, and repeats as they are walked: a string column
+// read as numbers would index values that are not there, and a repeated
+// add.path would be walked as if each entry were a row.
+func (c *columns) checkKinds() error {
+	strs := []*parquet.Column{c.addPath, c.addStats, c.addPartKey, c.addPartValue, c.dvType, c.dvPath, c.removePath,
+		c.protoReaderFeatures, c.protoWriterFeatures, c.mdID, c.mdName, c.mdDescription, c.mdProvider, c.mdSchema,
+		c.mdPartitionColumns, c.mdConfKey, c.mdConfValue, c.txnAppID, c.dmDomain, c.dmConfig, c.scPath}
+	ints := []*parquet.Column{c.addSize, c.addModTime, c.addNumRecords, c.dvOffset, c.dvSize, c.dvCard, c.dvMaxRow,
+		c.protoReader, c.protoWriter, c.mdCreated, c.txnVersion, c.txnLastUpdated, c.scSize, c.scModTime, c.cmVersion}
+	for _, set := range []struct {
+		cols  []*parquet.Column
+		kinds []parquet.Kind
+		what  string
+	}{
+		{strs, []parquet.Kind{parquet.ByteArray}, "strings"},
+		{ints, []parquet.Kind{parquet.Int32, parquet.Int64}, "integers"},
+		{[]*parquet.Column{c.dmRemoved}, []parquet.Kind{parquet.Boolean}, "booleans"},
+	} {
+		for _, col := range nonNil(set.cols...) {
+			if !slices.Contains(set.kinds, col.Type().Kind()) {
+				return fmt.Errorf("column %v holds %v values, not %s", col.Path(), col.Type().Kind(), set.what)
+			}
+			repeats := 0 // lists and maps repeat once, the rest not at all
+			if slices.Contains([]*parquet.Column{c.addPartKey, c.addPartValue, c.protoReaderFeatures, c.protoWriterFeatures,
+				c.mdPartitionColumns, c.mdConfKey, c.mdConfValue}, col) {
+				repeats = 1
+			}
+			if col.MaxRepetitionLevel() != repeats {
+				return fmt.Errorf("column %v repeats %d deep, not %d", col.Path(), col.MaxRepetitionLevel(), repeats)
+			}
+		}
+	}
+	return nil
 }
 
 // checkMaps checks that the key and value leaves of each map column read
