@@ -56,13 +56,22 @@ func (g *cutGroup) readShared(rg parquet.RowGroup, c *columns) error {
 		if err != nil {
 			return err
 		}
+		// One walk over the entries finds where every part's rows begin.
 		starts := make([]repStart, 0, len(g.parts))
-		for _, p := range g.parts {
-			pos := l.entryOfRow(int(p.lo))
-			if pos < 0 {
-				return fmt.Errorf("column %v has no row %d", col.Path(), p.lo)
+		row, v := int64(0), 0
+		for e := 0; e < l.n && len(starts) < len(g.parts); e++ {
+			if l.reps[e] == 0 {
+				for len(starts) < len(g.parts) && g.parts[len(starts)].lo == row {
+					starts = append(starts, repStart{e, v})
+				}
+				row++
 			}
-			starts = append(starts, repStart{pos, l.valuesIn(pos)})
+			if l.present(e) {
+				v++
+			}
+		}
+		if len(starts) < len(g.parts) {
+			return fmt.Errorf("column %v has no row %d", col.Path(), g.parts[len(starts)].lo)
 		}
 		g.leaves[col], g.starts[col] = l, starts
 	}
