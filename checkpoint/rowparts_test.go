@@ -274,3 +274,59 @@ func FuzzRowPartHeaders(f *testing.F) {
 		}
 	})
 }
+
+// Partition values come out as written, whatever the number of partition
+// columns: up to eight are interned by their dictionary codes, more by
+// their strings.
+func TestPartitionValuesRead(t *testing.T) {
+	for _, cols := range []int{1, 2, 4, 8, 9} {
+		dir := t.TempDir()
+		tb := deltagen.New(dir)
+		want := map[string]map[string]*string{}
+		acts := []action.Action{deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)}
+		for i := range 300 {
+			pv := map[string]*string{}
+			for c := range cols {
+				if (i+c)%13 != 0 { // now and then a null
+					pv[fmt.Sprintf("p%d", c)] = deltagen.Str(fmt.Sprint((i / (c + 1)) % 5))
+				} else {
+					pv[fmt.Sprintf("p%d", c)] = nil
+				}
+			}
+			path := fmt.Sprintf("f-%03d.parquet", i)
+			want[path] = pv
+			acts = append(acts, deltagen.AddFile(path, 1, 1, pv, ""))
+		}
+		if _, err := tb.Commit(acts...); err != nil {
+			t.Fatal(err)
+		}
+		info, err := tb.Checkpoint(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(info.Files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := strings.TrimPrefix(info.Files[0], dir+string(filepath.Separator))
+		res, err := Read(context.Background(), dirStorage(dir), Checkpoint{Kind: Classic, Parts: []Part{{Key: key, Size: fi.Size()}}}, Options{Root: "file:///t", Details: Partitions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Files) != len(want) {
+			t.Fatalf("%d columns: %d files, want %d", cols, len(res.Files), len(want))
+		}
+		for i, f := range res.Files {
+			got := map[string]*string{}
+			for _, v := range res.Partitions[i].Values {
+				got[v.Column] = nil
+				if !v.Null {
+					got[v.Column] = deltagen.Str(v.Value)
+				}
+			}
+			if !reflect.DeepEqual(got, want[f.Path]) {
+				t.Errorf("%d columns: %s has %v, want %v", cols, f.Path, got, want[f.Path])
+			}
+		}
+	}
+}

@@ -74,7 +74,7 @@ type rowGroup struct {
 	lastKey  []byte
 	lastPart *action.Partition
 	// partCodes interns partitions by their dictionary codes.
-	partCodes map[uint64]*action.Partition
+	partCodes map[partCode]*action.Partition
 	dv        dvCursors
 	key       []byte
 	values    []action.PartitionValue
@@ -261,7 +261,7 @@ func (g *rowGroup) partition(keys, vals *repCursor, i int) *action.Partition {
 		}
 		p := g.partitionOf(keys, vals, ks, ke, kv, vv)
 		if g.partCodes == nil {
-			g.partCodes = map[uint64]*action.Partition{}
+			g.partCodes = map[partCode]*action.Partition{}
 		}
 		g.partCodes[code] = p
 		return p
@@ -269,16 +269,21 @@ func (g *rowGroup) partition(keys, vals *repCursor, i int) *action.Partition {
 	return g.partitionOf(keys, vals, ks, ke, kv, vv)
 }
 
-// partitionCode packs a row's partition entries into a number when both
-// columns are dictionary-encoded, there are at most two entries and their
-// dictionary indexes fit 15 bits: an exact key, no hashing of strings.
-func partitionCode(keys, vals *repCursor, ks, ke, kv, vv int) (uint64, bool) {
-	if !keys.l.codesValid || !vals.l.codesValid || ke-ks > 2 {
-		return 0, false
+// partCode is a row's partition entries as dictionary codes, an entry of
+// 32 bits (its key's index + 1, then its value's + 1, 0 for null) in its
+// place: equal codes are equal partitions.
+type partCode [4]uint64
+
+// partitionCode packs a row's partition entries into a partCode when both
+// columns are dictionary-encoded, there are at most eight entries and
+// their dictionary indexes fit 15 bits: an exact key, no hashing of
+// strings.
+func partitionCode(keys, vals *repCursor, ks, ke, kv, vv int) (partCode, bool) {
+	var code partCode
+	if !keys.l.codesValid || !vals.l.codesValid || ke-ks > 2*len(code) {
+		return code, false
 	}
-	var code uint64
-	for j, k, v := ks, kv, vv; j < ke; j++ {
-		code <<= 32
+	for j, n, k, v := ks, 0, kv, vv; j < ke; j, n = j+1, n+1 {
 		if !keys.l.present(j) {
 			continue // an empty map: all zero
 		}
@@ -290,9 +295,9 @@ func partitionCode(keys, vals *repCursor, ks, ke, kv, vv int) (uint64, bool) {
 			v++
 		}
 		if kc >= 1<<15 || vc >= 1<<15 {
-			return 0, false
+			return code, false
 		}
-		code |= (kc+1)<<16 | vc
+		code[n/2] |= ((kc+1)<<16 | vc) << (32 * (n % 2))
 	}
 	return code, true
 }
