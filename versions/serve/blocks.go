@@ -39,15 +39,15 @@ func (r *Files) block(ctx context.Context, path string, size, idx int64) ([]byte
 	})
 }
 
-// span loads blocks [first, first+n) of a file with one ranged read and
-// puts them in the cache. A sequential reader's read-ahead asks for
-// several blocks at a time: fewer, larger requests, while a random read
-// still fetches one block. The blocks share one array, which stays in
-// memory while any of them does.
-func (r *Files) span(ctx context.Context, path string, size, first int64, n int) ([][]byte, error) {
+// span loads blocks [first, first+n) of a file with one ranged read and,
+// if cache, puts them in the cache. A sequential reader's read-ahead asks
+// for several blocks at a time: fewer, larger requests, while a random
+// read still fetches one block. The blocks share one array, which stays
+// in memory while any of them does.
+func (r *Files) span(ctx context.Context, path string, size, first int64, n int, cache bool) ([][]byte, error) {
 	blocks, err := r.fetch(ctx, path, size, first, n)
-	if err != nil {
-		return nil, err
+	if err != nil || !cache {
+		return blocks, err
 	}
 	for i, b := range blocks {
 		r.blocks.Set(blockKey(path, first+int64(i)), b)

@@ -138,11 +138,21 @@ func (h *Reader) readAhead(off, end int64) {
 		if n == 0 {
 			return
 		}
-		h.loadSpan(idx, int(n))
+		h.loadSpan(idx, int(n), h.runFrom >= bs || size <= r.opts.CacheBytes)
 		idx += n
 		h.scheduled = idx
 	}
 }
+
+// A file bigger than the block cache, read from its start in sequence, is
+// being copied (cp, cat, a reader of every column): the blocks read ahead
+// for it stay out of the cache. Each would push out a block worth more,
+// and a second copy would find none of its own there (the copy is longer
+// than the cache); the reader holds them while it needs them, and then
+// their memory is free. Kept in the cache, they took a fresh 1 GiB read
+// from S3 to its memory limit (750-770 MiB), a quarter of its CPU spent
+// faulting that memory in (BENCHMARKS.md, "remote read"). A run that
+// starts further in (a Parquet reader's column chunks) is cached as ever.
 
 // spanBytes is the size of a read-ahead request, in whole blocks: two 8 MiB
 // blocks of an object store. A sequential reader of 8 MiB blocks with 20 ms
@@ -232,10 +242,11 @@ func (h *Reader) load(idx int64) {
 }
 
 // loadSpan starts loading blocks [first, first+n) in the background with
-// one request, into new held blocks whose tokens the caller has taken. The
-// request is abandoned once all of them are dropped. h.mu is held.
-func (h *Reader) loadSpan(first int64, n int) {
-	if n == 1 {
+// one request, into new held blocks whose tokens the caller has taken, and
+// into the cache if cache says so. The request is abandoned once all of
+// them are dropped. h.mu is held.
+func (h *Reader) loadSpan(first int64, n int, cache bool) {
+	if n == 1 && cache {
 		h.load(first) // through the cache's shared loads
 		return
 	}
@@ -254,7 +265,7 @@ func (h *Reader) loadSpan(first int64, n int) {
 	}
 	go func() {
 		defer cancel()
-		blocks, err := h.files.span(ctx, h.path, h.size, first, n)
+		blocks, err := h.files.span(ctx, h.path, h.size, first, n, cache)
 		for i, e := range es {
 			if err != nil {
 				e.err = err

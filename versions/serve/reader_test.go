@@ -163,3 +163,49 @@ func TestClosedReaderGivesBlocksBack(t *testing.T) {
 	r.Close()
 	waitUntil(t, "held blocks given back", func() bool { return files.held.inUse() == 0 })
 }
+
+// TestCopyLeavesTheCacheAlone: a file bigger than the cache, read in
+// sequence from its start, is read ahead around the cache (each byte
+// fetched once still), while a run that starts further in, and a file
+// the cache can hold, are cached.
+func TestCopyLeavesTheCacheAlone(t *testing.T) {
+	const blocks, cacheBlocks = 120, 40
+	st := newMemStorage(map[string]int{"big": blocks * testBlock, "small": 8 * testBlock})
+	files := New(context.Background(), st, Options{BlockSize: testBlock, CacheBytes: cacheBlocks * testBlock, ReadAhead: 8})
+	defer files.Close()
+	read := func(path string, from, to int64) {
+		t.Helper()
+		want := st.objects[path]
+		r := files.Open(path, int64(len(want)), nil)
+		defer r.Close()
+		buf := make([]byte, testBlock)
+		for off := from * testBlock; off < to*testBlock; off += testBlock {
+			got, err := r.Read(context.Background(), buf, off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want[off:off+testBlock]) {
+				t.Fatalf("%s: wrong bytes at %d", path, off)
+			}
+		}
+	}
+	read("big", 0, blocks)
+	if d := st.bytes.Load(); d != blocks*testBlock {
+		t.Errorf("fetched %d bytes for a file of %d", d, blocks*testBlock)
+	}
+	// Only the blocks read before read-ahead asked for spans: a few.
+	if n := files.blocks.Bytes() / testBlock; n > 4 {
+		t.Errorf("%d blocks of the copy in the cache", n)
+	}
+	for _, run := range []struct {
+		path     string
+		from, to int64
+	}{{"small", 0, 8}, {"big", 60, 70}} {
+		read(run.path, run.from, run.to)
+		for idx := run.from; idx < run.to; idx++ {
+			if _, ok := files.blocks.Get(blockKey(run.path, idx)); !ok {
+				t.Errorf("%s: block %d, read in a run from block %d, is not in the cache", run.path, idx, run.from)
+			}
+		}
+	}
+}
