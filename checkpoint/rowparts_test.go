@@ -50,7 +50,6 @@ const partsTableAdds = 40_000
 // every seventh; a txn and a domain. It returns the checkpoint to read.
 func partsCheckpoint(t testing.TB, dir string, pageVersion int) Checkpoint {
 	t.Helper()
-	tb := deltagen.New(dir)
 	acts := []action.Action{
 		deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors", "domainMetadata"}),
 		deltagen.Metadata(deltagen.PartitionedSchema, []string{"date"}, map[string]string{"delta.enableDeletionVectors": "true"}),
@@ -78,10 +77,18 @@ func partsCheckpoint(t testing.TB, dir string, pageVersion int) Checkpoint {
 		}
 		acts = append(acts, deltagen.AddFile(path, int64(1000+i), int64(1_700_000_000_000+i), pv, stats))
 	}
+	return commitAndCheckpoint(t, dir, acts, deltagen.WithRowGroupRows(1<<20), deltagen.WithPageBytes(16<<10), deltagen.WithDataPageVersion(pageVersion))
+}
+
+// commitAndCheckpoint commits acts as version 0 of a table under dir and
+// returns its classic checkpoint.
+func commitAndCheckpoint(t testing.TB, dir string, acts []action.Action, opts ...deltagen.CheckpointOption) Checkpoint {
+	t.Helper()
+	tb := deltagen.New(dir)
 	if _, err := tb.Commit(acts...); err != nil {
 		t.Fatal(err)
 	}
-	info, err := tb.Checkpoint(0, deltagen.WithRowGroupRows(1<<20), deltagen.WithPageBytes(16<<10), deltagen.WithDataPageVersion(pageVersion))
+	info, err := tb.Checkpoint(0, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +288,6 @@ func FuzzRowPartHeaders(f *testing.F) {
 func TestPartitionValuesRead(t *testing.T) {
 	for _, cols := range []int{1, 2, 4, 8, 9} {
 		dir := t.TempDir()
-		tb := deltagen.New(dir)
 		want := map[string]map[string]*string{}
 		acts := []action.Action{deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)}
 		for i := range 300 {
@@ -297,19 +303,8 @@ func TestPartitionValuesRead(t *testing.T) {
 			want[path] = pv
 			acts = append(acts, deltagen.AddFile(path, 1, 1, pv, ""))
 		}
-		if _, err := tb.Commit(acts...); err != nil {
-			t.Fatal(err)
-		}
-		info, err := tb.Checkpoint(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fi, err := os.Stat(info.Files[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		key := strings.TrimPrefix(info.Files[0], dir+string(filepath.Separator))
-		res, err := Read(context.Background(), dirStorage(dir), Checkpoint{Kind: Classic, Parts: []Part{{Key: key, Size: fi.Size()}}}, Options{Root: "file:///t", Details: Partitions})
+		cp := commitAndCheckpoint(t, dir, acts)
+		res, err := Read(context.Background(), dirStorage(dir), cp, Options{Root: "file:///t", Details: Partitions})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
+	"slices"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
 // FuzzBuildView feeds Build arbitrary files and vectors. It must never
@@ -49,3 +52,84 @@ func FuzzBuildView(f *testing.F) {
 }
 
 func isShortRead(err error) bool { return bytes.Contains([]byte(err.Error()), []byte("short read")) }
+
+// FuzzViewSchemas builds views of files of any shape the input picks:
+// columns of any kind (deltagen.AnyKinds) at the top, in a group and in a
+// group within it, rows with and without the group, pages of any size in
+// v1 or v2, one or several row groups, and any rows deleted. The view
+// must hold exactly the rows of the file the vector leaves, value for
+// value.
+func FuzzViewSchemas(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(50), uint64(0xf0f0f0f0f0f0f0f0), uint16(512), false, uint8(7), uint64(0x8000000000000421))
+	f.Add([]byte{5, 6, 5, 6, 7, 9, 2, 1, 1}, uint8(199), ^uint64(0), uint16(100), true, uint8(0), uint64(1))
+	f.Add([]byte{0, 0, 0, 1}, uint8(3), uint64(0), uint16(0), true, uint8(1), ^uint64(0))
+	paths := []string{"a", "b", "c", "g.x", "g.y", "g.h.z", "m", "n", "g.h.w"}
+	f.Fuzz(func(t *testing.T, kinds []byte, nrows uint8, groups uint64, pageBytes uint16, v2 bool, rowGroups uint8, deleted uint64) {
+		rows := int(nrows)%200 + 1
+		version := 1
+		if v2 {
+			version = 2
+		}
+		data, err := deltagen.AnySchemaFile(paths, kinds, rows, func(r int, _ string) bool { return groups>>(r%64)&1 == 1 },
+			parquet.PageBufferSize(64+int(pageBytes)%8192), parquet.DataPageVersion(version),
+			parquet.MaxRowsPerRowGroup(int64(rows/(int(rowGroups)%4+1)+1)), parquet.Compression(&parquet.Snappy))
+		if err != nil || data == nil {
+			t.Skip("no file of that shape")
+		}
+		var del []uint64
+		for r := range uint64(rows) {
+			if deleted>>(r*7%64)&1 == 1 {
+				del = append(del, r)
+			}
+		}
+		src := &bytesSource{data: data}
+		v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(del...), BuildOptions{SpillDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("a file parquet-go wrote: %v", err)
+		}
+		got := allRows(t, materialize(t, v, src))
+		want := allRows(t, data)
+		kept := want[:0]
+		for r, row := range want {
+			if !slices.Contains(del, uint64(r)) {
+				kept = append(kept, row)
+			}
+		}
+		if len(got) != len(kept) {
+			t.Fatalf("the view holds %d rows, want %d of %d", len(got), len(kept), rows)
+		}
+		for i := range got {
+			if !got[i].Equal(kept[i]) {
+				t.Fatalf("row %d of the view differs from the file's", i)
+			}
+		}
+	})
+}
+
+// allRows reads every row of a Parquet file, whatever its schema.
+func allRows(t *testing.T, data []byte) []parquet.Row {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	var out []parquet.Row
+	for _, rg := range f.RowGroups() {
+		rows := rg.Rows()
+		buf := make([]parquet.Row, 64)
+		for {
+			n, err := rows.ReadRows(buf)
+			for _, r := range buf[:n] {
+				out = append(out, r.Clone())
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("read rows: %v", err)
+			}
+		}
+		rows.Close()
+	}
+	return out
+}
