@@ -138,21 +138,25 @@ func (h *Reader) readAhead(off, end int64) {
 		if n == 0 {
 			return
 		}
-		h.loadSpan(idx, int(n), h.runFrom >= bs || size <= r.opts.CacheBytes)
+		h.loadSpan(idx, int(n), h.cachesReadAhead())
 		idx += n
 		h.scheduled = idx
 	}
 }
 
-// A file bigger than the block cache, read from its start in sequence, is
-// being copied (cp, cat, a reader of every column): the blocks read ahead
-// for it stay out of the cache. Each would push out a block worth more,
-// and a second copy would find none of its own there (the copy is longer
-// than the cache); the reader holds them while it needs them, and then
-// their memory is free. Kept in the cache, they took a fresh 1 GiB read
-// from S3 to its memory limit (750-770 MiB), a quarter of its CPU spent
-// faulting that memory in (BENCHMARKS.md, "remote read"). A run that
-// starts further in (a Parquet reader's column chunks) is cached as ever.
+// cachesReadAhead reports whether the blocks read ahead now go into the
+// block cache. A file bigger than the cache, read from its start in
+// sequence, is being copied (cp, cat, a reader of every column): its
+// blocks stay out. Each would push out a block worth more, and a second
+// copy would find none of its own there (the copy is longer than the
+// cache); the reader holds them while it needs them, and then their memory
+// is free. Kept in the cache, they took a fresh 1 GiB read from S3 to its
+// memory limit (750-770 MiB), a quarter of its CPU spent faulting that
+// memory in (BENCHMARKS.md, "remote read"). A run that starts further in
+// (a Parquet reader's column chunks) is cached as ever. h.mu is held.
+func (h *Reader) cachesReadAhead() bool {
+	return h.runFrom >= h.files.opts.BlockSize || h.size <= h.files.opts.CacheBytes
+}
 
 // spanBytes is the size of a read-ahead request, in whole blocks: two 8 MiB
 // blocks of an object store. A sequential reader of 8 MiB blocks with 20 ms
