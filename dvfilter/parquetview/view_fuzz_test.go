@@ -7,9 +7,12 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltafs/deltafs/dvfilter"
 	"github.com/deltafs/deltafs/tests/deltagen"
@@ -56,15 +59,18 @@ func isShortRead(err error) bool { return bytes.Contains([]byte(err.Error()), []
 // FuzzViewSchemas builds views of files of any shape the input picks:
 // columns of any kind (deltagen.AnyKinds) at the top, in a group and in a
 // group within it, rows with and without the group, pages of any size in
-// v1 or v2, one or several row groups, and any rows deleted. The view
-// must hold exactly the rows of the file the vector leaves, value for
-// value.
+// v1 or v2, one or several row groups, any rows deleted, and, when
+// rename, every column renamed and some dropped (column mapping). The
+// view must hold exactly the rows of the file the vector leaves, value for
+// value, of the columns kept, under their new names.
 func FuzzViewSchemas(f *testing.F) {
-	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(50), uint64(0xf0f0f0f0f0f0f0f0), uint16(512), false, uint8(7), uint64(0x8000000000000421))
-	f.Add([]byte{5, 6, 5, 6, 7, 9, 2, 1, 1}, uint8(199), ^uint64(0), uint16(100), true, uint8(0), uint64(1))
-	f.Add([]byte{0, 0, 0, 1}, uint8(3), uint64(0), uint16(0), true, uint8(1), ^uint64(0))
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(50), uint64(0xf0f0f0f0f0f0f0f0), uint16(512), false, uint8(7), uint64(0x8000000000000421), false, uint64(0))
+	f.Add([]byte{5, 6, 5, 6, 7, 9, 2, 1, 1}, uint8(199), ^uint64(0), uint16(100), true, uint8(0), uint64(1), true, uint64(0))
+	f.Add([]byte{0, 0, 0, 1}, uint8(3), uint64(0), uint16(0), true, uint8(1), ^uint64(0), false, uint64(0))
+	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(120), uint64(0xff00ff00ff00ff00), uint16(300), false, uint8(2), uint64(0x0101), true, uint64(0b100101))
+	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(77), ^uint64(0), uint16(900), true, uint8(3), uint64(0), true, uint64(0b1010))
 	paths := []string{"a", "b", "c", "g.x", "g.y", "g.h.z", "m", "n", "g.h.w"}
-	f.Fuzz(func(t *testing.T, kinds []byte, nrows uint8, groups uint64, pageBytes uint16, v2 bool, rowGroups uint8, deleted uint64) {
+	f.Fuzz(func(t *testing.T, kinds []byte, nrows uint8, groups uint64, pageBytes uint16, v2 bool, rowGroups uint8, deleted uint64, rename bool, drop uint64) {
 		rows := int(nrows)%200 + 1
 		version := 1
 		if v2 {
@@ -83,16 +89,40 @@ func FuzzViewSchemas(f *testing.F) {
 			}
 		}
 		src := &bytesSource{data: data}
-		v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(del...), BuildOptions{SpillDir: t.TempDir()})
+		opts := BuildOptions{SpillDir: t.TempDir()}
+		var keepLeaf []bool // nil: every column kept
+		if rename {
+			md, _, err := readFooter(context.Background(), src, int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Rename, keepLeaf = renameAll(md.Schema, drop)
+			if !slices.Contains(keepLeaf, true) {
+				t.Skip("every column dropped")
+			}
+		}
+		v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(del...), opts)
 		if err != nil {
 			t.Fatalf("a file parquet-go wrote: %v", err)
 		}
-		got := allRows(t, materialize(t, v, src))
+		view := materialize(t, v, src)
+		got := allRows(t, view)
 		want := allRows(t, data)
 		kept := want[:0]
 		for r, row := range want {
 			if !slices.Contains(del, uint64(r)) {
-				kept = append(kept, row)
+				kept = append(kept, keepColumns(row, keepLeaf))
+			}
+		}
+		if rename {
+			vf, err := parquet.OpenFile(bytes.NewReader(view), int64(len(view)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, field := range vf.Schema().Fields() {
+				if !strings.HasPrefix(field.Name(), "L_") {
+					t.Fatalf("column %q served under its stored name", field.Name())
+				}
 			}
 		}
 		if len(got) != len(kept) {
@@ -104,6 +134,100 @@ func FuzzViewSchemas(f *testing.F) {
 			}
 		}
 	})
+}
+
+// renameAll returns the Rename that serves every field of a schema (its
+// top-level columns and the fields of its groups) as "L_" and its name,
+// but the fields drop picks (bit i: the i-th such field, in schema order),
+// and which of the source's leaves it keeps. The elements of lists and
+// the keys and values of maps keep their names.
+func renameAll(schema []format.SchemaElement, drop uint64) (*Rename, []bool) {
+	var keep []bool
+	fields := 0
+	pos := 1
+	var walk func(inList bool, dropped bool) Column
+	walk = func(inList bool, dropped bool) Column {
+		el := schema[pos]
+		pos++
+		c := Column{Name: el.Name, Physical: el.Name}
+		if !inList {
+			c.Name = "L_" + el.Name
+		}
+		if el.NumChildren.V <= 0 {
+			keep = append(keep, !dropped)
+			return c
+		}
+		switch {
+		case el.ConvertedType.Valid && el.ConvertedType.V == deprecated.List:
+			c.Kind = ListColumn
+		case el.ConvertedType.Valid && (el.ConvertedType.V == deprecated.Map || el.ConvertedType.V == deprecated.MapKeyValue):
+			c.Kind = MapColumn
+		default:
+			c.Kind = StructColumn
+		}
+		for range el.NumChildren.V {
+			if c.Kind != StructColumn {
+				// The repeated group and what it holds keep their names.
+				c.Children = append(c.Children, walkInside(schema, &pos, &keep, dropped)...)
+				continue
+			}
+			d := dropped || drop>>(fields%64)&1 == 1
+			fields++
+			if child := walk(false, d); !d {
+				c.Children = append(c.Children, child)
+			}
+		}
+		return c
+	}
+	rn := &Rename{Key: "fuzz"}
+	for range schema[0].NumChildren.V {
+		d := drop>>(fields%64)&1 == 1
+		fields++
+		if col := walk(false, d); !d {
+			rn.Columns = append(rn.Columns, col)
+		}
+	}
+	return rn, keep
+}
+
+// walkInside returns, for the repeated group of a list or map at *pos,
+// the Columns a Rename gives the group's element, or key and value,
+// under their own names, and marks their leaves kept unless dropped.
+func walkInside(schema []format.SchemaElement, pos *int, keep *[]bool, dropped bool) []Column {
+	el := schema[*pos]
+	*pos++
+	if el.NumChildren.V <= 0 { // a two-level list: the group is the element
+		*keep = append(*keep, !dropped)
+		return []Column{{Name: el.Name, Physical: el.Name}}
+	}
+	var out []Column
+	for range el.NumChildren.V {
+		out = append(out, walkInside(schema, pos, keep, dropped)[0])
+	}
+	return out
+}
+
+// keepColumns returns row without the values of the leaves keep says are
+// dropped, the others numbered among those kept (nil: row itself).
+func keepColumns(row parquet.Row, keep []bool) parquet.Row {
+	if keep == nil {
+		return row
+	}
+	index := make([]int, len(keep))
+	n := 0
+	for i, k := range keep {
+		index[i] = n
+		if k {
+			n++
+		}
+	}
+	var out parquet.Row
+	for _, v := range row {
+		if c := v.Column(); keep[c] {
+			out = append(out, v.Level(v.RepetitionLevel(), v.DefinitionLevel(), index[c]))
+		}
+	}
+	return out
 }
 
 // allRows reads every row of a Parquet file, whatever its schema.
