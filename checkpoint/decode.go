@@ -38,15 +38,20 @@ type groupJob struct {
 // twice, a tenth of building a snapshot.
 func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opts Options) (*Result, error) {
 	var jobs []*groupJob
+	var groupRows []int64
 	totalRows := int64(0)
 	for _, pf := range files {
-		totalRows += pf.file.NumRows()
+		for _, rg := range pf.file.RowGroups() {
+			groupRows = append(groupRows, rg.NumRows())
+			totalRows += rg.NumRows()
+		}
 	}
 	workers := runtime.GOMAXPROCS(0)
+	cutting := unbalanced(groupRows, workers)
 	for _, pf := range files {
 		for i, rg := range pf.file.RowGroups() {
 			var g *cutGroup
-			if workers > 1 {
+			if cutting {
 				g = pf.cut(i, partSize(totalRows, workers))
 			}
 			if g == nil {

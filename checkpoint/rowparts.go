@@ -92,6 +92,25 @@ func partSize(totalRows int64, workers int) int64 {
 	return max(partMinRows, totalRows/int64(4*workers))
 }
 
+// unbalanced reports whether row groups of these sizes, each handed to
+// the next free core, would keep one core busy a fifth longer than an
+// even share of the rows: only then are big ones cut, as parts cost a
+// little each (a page of every column decoded twice, a dictionary per
+// part). Row groups of about one size, as most writers make them, and at
+// least one per core, are decoded whole.
+func unbalanced(groupRows []int64, workers int) bool {
+	if workers < 2 {
+		return false
+	}
+	loads := make([]int64, workers)
+	total := int64(0)
+	for _, n := range groupRows {
+		loads[slices.Index(loads, slices.Min(loads))] += n
+		total += n
+	}
+	return 5*slices.Max(loads)*int64(workers) > 6*total
+}
+
 // cut returns row group rg cut in parts of about target rows, or nil to
 // decode it whole: when it is not at least two parts long, or the pages
 // of a column do not say where its rows are (a column chunk laid out in

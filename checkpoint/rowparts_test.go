@@ -325,3 +325,26 @@ func TestPartitionValuesRead(t *testing.T) {
 		}
 	}
 }
+
+// Row groups are cut only where whole ones would keep a core busy a fifth
+// longer than an even share.
+func TestUnbalanced(t *testing.T) {
+	for _, c := range []struct {
+		rows    []int64
+		workers int
+		want    bool
+	}{
+		{[]int64{1_000_000}, 2, true},
+		{[]int64{1_000_000}, 1, false},
+		{[]int64{131072, 118928}, 2, false}, // a writer's 128Ki row groups
+		{[]int64{62500, 62500, 62500, 62500}, 2, false},
+		{[]int64{400_000, 400_000, 400_000}, 2, true}, // two rounds for one and a half
+		{[]int64{400_000, 400_000, 400_000}, 4, true},
+		{[]int64{131072, 131072, 131072, 131072, 131072, 131072, 131072, 131072}, 2, false},
+		{[]int64{900_000, 10, 10}, 2, true},
+	} {
+		if got := unbalanced(c.rows, c.workers); got != c.want {
+			t.Errorf("unbalanced(%v, %d) = %v, want %v", c.rows, c.workers, got, c.want)
+		}
+	}
+}
