@@ -11,8 +11,9 @@ import (
 
 // A big row group is decoded in parts, each a job of its own, so that
 // every core decodes one: delta-rs writes every checkpoint as one row
-// group, and Spark's row groups of 128 MiB hold about a million adds. A
-// part reads the add columns for its rows alone. It is cut at pages of
+// group, and Spark's row groups of 128 MiB hold about a million adds.
+// Row groups are cut only when whole ones would leave a core idle
+// (unbalanced). A part reads the add columns for its rows alone. It is cut at pages of
 // add.path (the biggest column), and in every other column reads the
 // pages its rows lie in, as a column chunk of those pages (pagesReader),
 // and keeps its rows of them. The first part also reads the other
