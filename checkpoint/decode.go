@@ -33,9 +33,9 @@ type groupJob struct {
 // rowparts.go), each in parallel. The first reads only the add.path
 // column, which tells how many files each row group holds; then one slice
 // is allocated for all of them, and the second pass decodes each row
-// group straight into its window. Joining
-// per-row-group slices instead allocated, cleared and copied every File
-// twice, a tenth of building a snapshot.
+// group straight into its window. Joining per-row-group slices instead
+// allocated, cleared and copied every File twice, a tenth of building a
+// snapshot.
 func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opts Options) (*Result, error) {
 	var jobs []*groupJob
 	var groupRows []int64

@@ -13,13 +13,14 @@ import (
 // every core decodes one: delta-rs writes every checkpoint as one row
 // group, and Spark's row groups of 128 MiB hold about a million adds.
 // Row groups are cut only when whole ones would leave a core idle
-// (unbalanced). A part reads the add columns for its rows alone. It is cut at pages of
-// add.path (the biggest column), and in every other column reads the
-// pages its rows lie in, as a column chunk of those pages (pagesReader),
-// and keeps its rows of them. The first part also reads the other
-// columns (protocol, metaData, txn, ...) whole, and so does the first pass
-// for the add columns whose pages do not tell their rows (partition
-// values in v1 pages), which every part then reads from its row on.
+// (unbalanced). A part reads the add columns for its rows alone. It is
+// cut at pages of add.path (the biggest column), and in every other
+// column reads the pages its rows lie in, as a column chunk of those
+// pages (pagesReader), and keeps its rows of them. The first part also
+// reads the other columns (protocol, metaData, txn, ...) whole, and so
+// does the first pass for the add columns whose pages do not tell their
+// rows (partition values in v1 pages), which every part then reads from
+// its row on.
 //
 // The rows of a page come from its header, and are checked against the
 // page as decoded: every page is read by some part, and each part checks
