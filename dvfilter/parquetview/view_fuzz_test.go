@@ -69,6 +69,7 @@ func FuzzViewSchemas(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1}, uint8(3), uint64(0), uint16(0), true, uint8(1), ^uint64(0), false, uint64(0))
 	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(120), uint64(0xff00ff00ff00ff00), uint16(300), false, uint8(2), uint64(0x0101), true, uint64(0b100101))
 	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(77), ^uint64(0), uint16(900), true, uint8(3), uint64(0), true, uint64(0b1010))
+	f.Add([]byte{10, 1, 10, 10, 5, 10, 6, 10, 2}, uint8(90), uint64(0xf0f0f0f0f0f0f0f0), uint16(400), true, uint8(2), uint64(0x4242), true, uint64(0b1001001))
 	paths := []string{"a", "b", "c", "g.x", "g.y", "g.h.z", "m", "n", "g.h.w"}
 	f.Fuzz(func(t *testing.T, kinds []byte, nrows uint8, groups uint64, pageBytes uint16, v2 bool, rowGroups uint8, deleted uint64, rename bool, drop uint64) {
 		rows := int(nrows)%200 + 1
@@ -137,20 +138,25 @@ func FuzzViewSchemas(f *testing.F) {
 }
 
 // renameAll returns the Rename that serves every field of a schema (its
-// top-level columns and the fields of its groups) as "L_" and its name,
-// but the fields drop picks (bit i: the i-th such field, in schema order),
-// and which of the source's leaves it keeps. The elements of lists and
-// the keys and values of maps keep their names.
+// top-level columns and the fields of its structs, those inside lists
+// too) as "L_" and its name, but the fields drop picks (bit i: the i-th
+// such field, in schema order), and which of the source's leaves it
+// keeps. The elements of lists and the keys and values of maps keep their
+// names.
 func renameAll(schema []format.SchemaElement, drop uint64) (*Rename, []bool) {
 	var keep []bool
-	fields := 0
-	pos := 1
-	var walk func(inList bool, dropped bool) Column
-	walk = func(inList bool, dropped bool) Column {
+	pos, fields := 1, 0
+	dropNext := func() bool {
+		fields++
+		return drop>>((fields-1)%64)&1 == 1
+	}
+	// node returns the Column serving the element at pos and its subtree.
+	var node func(renamed, dropped bool) Column
+	node = func(renamed, dropped bool) Column {
 		el := schema[pos]
 		pos++
 		c := Column{Name: el.Name, Physical: el.Name}
-		if !inList {
+		if renamed {
 			c.Name = "L_" + el.Name
 		}
 		if el.NumChildren.V <= 0 {
@@ -164,47 +170,35 @@ func renameAll(schema []format.SchemaElement, drop uint64) (*Rename, []bool) {
 			c.Kind = MapColumn
 		default:
 			c.Kind = StructColumn
+			for range el.NumChildren.V {
+				d := dropNext()
+				if child := node(true, dropped || d); !d {
+					c.Children = append(c.Children, child)
+				}
+			}
+			return c
 		}
-		for range el.NumChildren.V {
-			if c.Kind != StructColumn {
-				// The repeated group and what it holds keep their names.
-				c.Children = append(c.Children, walkInside(schema, &pos, &keep, dropped)...)
-				continue
-			}
-			d := dropped || drop>>(fields%64)&1 == 1
-			fields++
-			if child := walk(false, d); !d {
-				c.Children = append(c.Children, child)
-			}
+		// The repeated group holds the element, or the key and value; in a
+		// list of two levels it is the element.
+		rep := schema[pos]
+		pos++
+		if rep.NumChildren.V <= 0 {
+			keep = append(keep, !dropped)
+			c.Children = []Column{{Name: rep.Name, Physical: rep.Name}}
+		}
+		for range rep.NumChildren.V {
+			c.Children = append(c.Children, node(false, dropped))
 		}
 		return c
 	}
 	rn := &Rename{Key: "fuzz"}
 	for range schema[0].NumChildren.V {
-		d := drop>>(fields%64)&1 == 1
-		fields++
-		if col := walk(false, d); !d {
+		d := dropNext()
+		if col := node(true, d); !d {
 			rn.Columns = append(rn.Columns, col)
 		}
 	}
 	return rn, keep
-}
-
-// walkInside returns, for the repeated group of a list or map at *pos,
-// the Columns a Rename gives the group's element, or key and value,
-// under their own names, and marks their leaves kept unless dropped.
-func walkInside(schema []format.SchemaElement, pos *int, keep *[]bool, dropped bool) []Column {
-	el := schema[*pos]
-	*pos++
-	if el.NumChildren.V <= 0 { // a two-level list: the group is the element
-		*keep = append(*keep, !dropped)
-		return []Column{{Name: el.Name, Physical: el.Name}}
-	}
-	var out []Column
-	for range el.NumChildren.V {
-		out = append(out, walkInside(schema, pos, keep, dropped)[0])
-	}
-	return out
 }
 
 // keepColumns returns row without the values of the leaves keep says are

@@ -22,6 +22,13 @@ var AnyKinds = []reflect.Type{
 	reflect.TypeFor[*string](),
 	reflect.TypeFor[float64](),
 	reflect.TypeFor[*int64](),
+	reflect.TypeFor[[]AnyElement](),
+}
+
+// AnyElement is the element of AnySchemaFile's lists of structs.
+type AnyElement struct {
+	X string `parquet:"x"`
+	Y *int64 `parquet:"y"`
 }
 
 // AnySchemaFile writes a Parquet file of rows rows whose columns, named by
@@ -137,7 +144,12 @@ func (g *anyGroup) fill(v reflect.Value, r int, present func(name string) bool) 
 		case reflect.Float64:
 			f.SetFloat(float64(r) / 3)
 		case reflect.Slice:
-			f.Set(reflect.ValueOf([]string{s, name}[:r%3]))
+			if f.Type().Elem().Kind() == reflect.Struct {
+				y := int64(r)
+				f.Set(reflect.ValueOf([]AnyElement{{X: s, Y: &y}, {X: name}}[:r%3]))
+			} else {
+				f.Set(reflect.ValueOf([]string{s, name}[:r%3]))
+			}
 		case reflect.Map:
 			f.Set(reflect.ValueOf(map[string]string{name: s, "k": fmt.Sprint(r)}))
 		case reflect.Pointer:
