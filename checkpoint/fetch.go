@@ -22,7 +22,8 @@ type Part struct {
 
 // wholeFileLimit is the size up to which a Parquet file is read in one
 // request: below it, one round trip beats footer-then-columns.
-const wholeFileLimit = 8 << 20
+// A variable, so that tests can make small files take the other way.
+var wholeFileLimit int64 = 8 << 20
 
 // footerGuess is how much of a file's tail is read to find the footer.
 const footerGuess = 256 << 10
