@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
@@ -124,20 +123,23 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	return out, nil
 }
 
-// readLeaf reads column col for the job: the rows of its part, for a
-// column of add rows, else the whole column chunk.
+// readLeaf reads column col for the job: for a part, its rows of a column
+// its group reads in parts, or the leaf its group shares; else the whole
+// column chunk.
 func (j *groupJob) readLeaf(col *parquet.Column, numRecords bool, pool *leafPool) (*leaf, error) {
-	if j.part.isShared(col) {
-		return j.part.group.leaves[col], nil
+	if j.part != nil {
+		if j.part.isShared(col) {
+			return j.part.group.leaves[col], nil
+		}
+		if _, inParts := j.part.group.pages[col]; inParts {
+			p, err := j.pf.partOf(j.index, col, j.part)
+			if err != nil {
+				return nil, err
+			}
+			return readLeaf(j.rg, col, numRecords, pool, &p)
+		}
 	}
-	if j.part == nil || !slices.Contains(j.pf.cols.adds(), col) {
-		return readLeaf(j.rg, col, numRecords, pool, nil)
-	}
-	p, err := j.pf.partOf(j.index, col, j.part)
-	if err != nil {
-		return nil, err
-	}
-	return readLeaf(j.rg, col, numRecords, pool, &p)
+	return readLeaf(j.rg, col, numRecords, pool, nil)
 }
 
 // forEachJob runs fn on every job, a worker per CPU, each worker with its

@@ -34,10 +34,11 @@ type rowPart struct {
 	group  *cutGroup
 }
 
-// cutGroup is a row group cut in parts, and the add columns its parts
-// share, read whole.
+// cutGroup is a row group cut in parts: the data pages of the add columns
+// its parts read in parts, and the add columns they share, read whole.
 type cutGroup struct {
 	parts  []rowPart
+	pages  map[*parquet.Column][]dataPage
 	shared []*parquet.Column
 	// Set by the first part's first pass, read by every part's second:
 	leaves map[*parquet.Column]*leaf
@@ -124,9 +125,10 @@ func (pf *parquetFile) cut(rg int, target int64) *cutGroup {
 	if c.addPath == nil || rows < 2*target {
 		return nil
 	}
-	g := &cutGroup{}
+	g := &cutGroup{pages: map[*parquet.Column][]dataPage{}}
 	for _, col := range c.adds() {
-		if _, ok := pf.dataPages(rg, col); ok {
+		if data, ok := pf.dataPages(rg, col); ok {
+			g.pages[col] = data
 			continue
 		}
 		if col == c.addPath || !pf.rowsUntold(rg, col) {
@@ -138,7 +140,7 @@ func (pf *parquetFile) cut(rg int, target int64) *cutGroup {
 		return nil // a map's keys and values are walked together
 	}
 	// Cut where a page of add.path begins, at or after every target rows.
-	starts, _ := pf.dataPages(rg, c.addPath)
+	starts := g.pages[c.addPath]
 	lo, n := int64(0), rows/target
 	for k := int64(1); k < n; k++ {
 		i := sort.Search(len(starts), func(i int) bool { return starts[i].first >= k*rows/n })
@@ -229,9 +231,9 @@ func (p *partPages) rows() int64 {
 }
 
 // partOf returns the pages of col that rows [p.lo, p.hi) of row group rg
-// lie in; cut checked that it can.
+// lie in, col being one its group reads in parts.
 func (pf *parquetFile) partOf(rg int, col *parquet.Column, p *rowPart) (partPages, error) {
-	data, _ := pf.dataPages(rg, col)
+	data := p.group.pages[col]
 	a := sort.Search(len(data), func(i int) bool { return data[i].first > p.lo }) - 1
 	b := sort.Search(len(data), func(i int) bool { return data[i].first >= p.hi }) - 1
 	pages := pf.pages[chunkID{rg, col.Index()}]
