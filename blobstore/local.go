@@ -159,20 +159,26 @@ func (l *localRoot) read(key string) ([]byte, error) {
 	return data, err
 }
 
-// readRange returns length bytes from offset (fewer at the end of the
-// file) and the file's size.
-func (l *localRoot) readRange(key string, offset, length int64) ([]byte, int64, error) {
+// readRange fills bufs in turn from offset (fewer bytes at the end of the
+// file) and returns how many it read and the file's size.
+func (l *localRoot) readRange(key string, offset int64, bufs [][]byte) (int64, int64, error) {
 	fd, st, err := l.openFd(key)
 	if err != nil {
-		return nil, 0, err
+		return 0, 0, err
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, length)
-	n, err := preadFull(fd, buf, offset)
-	if err != nil {
-		return nil, 0, &os.PathError{Op: "read", Path: key, Err: err}
+	var total int64
+	for _, buf := range bufs {
+		n, err := preadFull(fd, buf, offset+total)
+		total += int64(n)
+		if err != nil {
+			return 0, 0, &os.PathError{Op: "read", Path: key, Err: err}
+		}
+		if n < len(buf) {
+			break
+		}
 	}
-	return buf[:n], st.Size, nil
+	return total, st.Size, nil
 }
 
 // preadFull reads into buf from offset until it is full or the file ends,

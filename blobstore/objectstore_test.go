@@ -92,6 +92,15 @@ func TestObjectStoreReads(t *testing.T) {
 					if err != nil || !bytes.Equal(got, want) {
 						t.Errorf("ReadRange %q %d+%d: got %d bytes (want %d), %v", k, r[0], r[1], len(got), len(want), err)
 					}
+					// The same range into two buffers of the caller's.
+					buf := make([]byte, r[1])
+					n, err := st.ReadRangeInto(ctx, k, r[0], int64(len(data)), [][]byte{buf[:r[1]/3], buf[r[1]/3:]})
+					if err != nil || !bytes.Equal(buf[:n], want) {
+						t.Errorf("ReadRangeInto %q %d+%d: got %d bytes (want %d), %v", k, r[0], r[1], n, len(want), err)
+					}
+				}
+				if _, err := st.ReadRangeInto(ctx, k, 0, int64(len(data))+1, [][]byte{make([]byte, 10)}); !errors.Is(err, blobstore.ErrSizeChanged) {
+					t.Errorf("ReadRangeInto of an object of another size: want ErrSizeChanged, got %v", err)
 				}
 				o, err := st.Stat(ctx, k)
 				if err != nil || o.Size != int64(len(data)) || o.ModTime.IsZero() {

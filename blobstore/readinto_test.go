@@ -21,10 +21,13 @@ func TestReadIntoChecksTheBodyEnds(t *testing.T) {
 		{"abcdef", 6, "abcdef", false},
 		{"abcdefgh", 6, "abcdef", true},
 		{"abc", 6, "abc", false},
+		{"ab", 6, "ab", false},
 	} {
 		// One byte per Read, as a network body may deliver them.
 		r := &eofCounter{r: iotest.OneByteReader(strings.NewReader(c.body))}
-		got, err := readInto(make([]byte, 0, c.size), r)
+		buf := make([]byte, c.size)
+		n, err := readInto([][]byte{buf[:c.size/2], buf[c.size/2:]}, r)
+		got := buf[:n]
 		if string(got) != c.want || (err != nil) != c.wantErr {
 			t.Errorf("body %q into %d bytes: %q, %v", c.body, c.size, got, err)
 		}

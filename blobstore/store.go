@@ -182,8 +182,12 @@ func (s *Store) Read(ctx context.Context, key string) ([]byte, error) {
 // ReadRange returns length bytes of an object from offset; fewer only at
 // its end.
 func (s *Store) ReadRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
-	buf, _, err := s.readRange(ctx, key, offset, length)
-	return buf, err
+	buf := make([]byte, length)
+	n, _, err := s.readRange(ctx, key, offset, [][]byte{buf})
+	if err != nil {
+		return nil, err
+	}
+	return buf[:n], nil
 }
 
 // ErrSizeChanged is wrapped by ReadRangeOf's error when the object is not
@@ -194,20 +198,39 @@ var ErrSizeChanged = errors.New("the object is not the size the log gives")
 // the log): an object of another size is an error, found from the answer
 // itself (its Content-Range, or the open file), at no extra request.
 func (s *Store) ReadRangeOf(ctx context.Context, key string, offset, length, size int64) ([]byte, error) {
-	buf, actual, err := s.readRange(ctx, key, offset, length)
-	if err == nil && actual != size {
-		return nil, fmt.Errorf("%s is %d bytes, the log says %d: %w", s.objectURL(key), actual, size, ErrSizeChanged)
+	buf := make([]byte, length)
+	n, err := s.ReadRangeInto(ctx, key, offset, size, [][]byte{buf})
+	if err != nil {
+		return nil, err
 	}
-	return buf, err
+	return buf[:n], nil
 }
 
-// readRange reads a range and returns the object's whole size with it.
-func (s *Store) readRange(ctx context.Context, key string, offset, length int64) ([]byte, int64, error) {
-	var buf []byte
-	var size int64
+// ReadRangeInto fills bufs, in turn, with the bytes of an object known to
+// be size bytes long from offset, with one ranged read of their total
+// length, and returns how many it read: fewer only at the object's end,
+// which must then be the end of what was asked. The caller chooses the
+// memory: a block each, or buffers it reuses. An object of another size is
+// an error, as for ReadRangeOf.
+func (s *Store) ReadRangeInto(ctx context.Context, key string, offset, size int64, bufs [][]byte) (int64, error) {
+	n, actual, err := s.readRange(ctx, key, offset, bufs)
+	if err == nil && actual != size {
+		return 0, fmt.Errorf("%s is %d bytes, the log says %d: %w", s.objectURL(key), actual, size, ErrSizeChanged)
+	}
+	return n, err
+}
+
+// readRange fills bufs from offset (fewer bytes only at the object's end)
+// and returns how many it read and the object's whole size.
+func (s *Store) readRange(ctx context.Context, key string, offset int64, bufs [][]byte) (int64, int64, error) {
+	length := int64(0)
+	for _, b := range bufs {
+		length += int64(len(b))
+	}
+	var n, size int64
 	err := s.do(ctx, &s.counts.gets, key, func() (err error) {
 		if s.local != nil {
-			buf, size, err = s.local.readRange(key, offset, length)
+			n, size, err = s.local.readRange(key, offset, bufs)
 			return err
 		}
 		r, err := s.bucket.NewRangeReader(ctx, key, offset, length, nil)
@@ -215,52 +238,53 @@ func (s *Store) readRange(ctx context.Context, key string, offset, length int64)
 			return err
 		}
 		defer r.Close()
-		buf, err = readInto(make([]byte, 0, length), r)
+		n, err = readInto(bufs, r)
 		if err != nil {
 			return err
 		}
 		// The reader's Size is the whole object's: a body that ends before
 		// the range or the object does was cut short.
 		size = r.Size()
-		if want := min(length, size-offset); int64(len(buf)) < want {
-			return fmt.Errorf("%w: %d bytes of %d at offset %d", errShortBody, len(buf), want, offset)
+		if want := min(length, size-offset); n < want {
+			return fmt.Errorf("%w: %d bytes of %d at offset %d", errShortBody, n, want, offset)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, 0, err
+		return 0, 0, err
 	}
-	s.counts.bytes.Add(int64(len(buf)))
-	return buf, size, nil
+	s.counts.bytes.Add(n)
+	return n, size, nil
 }
 
-func readInto(buf []byte, r io.Reader) ([]byte, error) {
-	for {
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
+// readInto fills bufs in turn from r, to the end of r, and returns how
+// many bytes it read.
+func readInto(bufs [][]byte, r io.Reader) (int64, error) {
+	var total int64
+	for _, buf := range bufs {
+		n, err := io.ReadFull(r, buf)
+		total += int64(n)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return total, nil
 		}
 		if err != nil {
-			return buf, err
-		}
-		if len(buf) == cap(buf) {
-			// Read on to the end of the body: an HTTP client reuses a
-			// connection only for a body read to EOF, and a new connection
-			// per block read costs the server and us a handshake each.
-			// A body longer than the range is a server that ignored it:
-			// those bytes are not the ones asked for.
-			var probe [1]byte
-			n, err := r.Read(probe[:])
-			if n > 0 {
-				return buf, errors.New("the store sent more bytes than the range asked for")
-			}
-			if err != nil && err != io.EOF {
-				return buf, err
-			}
-			return buf, nil
+			return total, err
 		}
 	}
+	// Read on to the end of the body: an HTTP client reuses a connection
+	// only for a body read to EOF, and a new connection per block read
+	// costs the server and us a handshake each. A body longer than the
+	// range is a server that ignored it: those bytes are not the ones
+	// asked for.
+	var probe [1]byte
+	n, err := r.Read(probe[:])
+	if n > 0 {
+		return total, errors.New("the store sent more bytes than the range asked for")
+	}
+	if err != nil && err != io.EOF {
+		return total, err
+	}
+	return total, nil
 }
 
 // Stat returns an object's size and modification time (a HEAD request).

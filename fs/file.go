@@ -184,12 +184,15 @@ func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, 
 			return nil, errno
 		}
 	}
-	data, err := r.Read(ctx, dest, off)
+	data, lease, err := r.Read(ctx, dest, off)
 	if err != nil {
 		if !isCancel(err) {
 			n.root.logf("read v%d/%s: %v", n.version, n.name, err)
 		}
 		return nil, n.readErrno(err)
+	}
+	if lease != nil {
+		return newLeasedReply(data, lease), 0
 	}
 	return fuse.ReadResultData(data), 0
 }

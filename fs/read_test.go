@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/deltafs/deltafs/versions/serve"
 )
 
 func TestReadsAreByteExact(t *testing.T) {
@@ -271,5 +273,59 @@ func TestPageCacheReadsAreLarge(t *testing.T) {
 	}
 	if large < len(sizes)/2 {
 		t.Errorf("%d of %d READ requests of 1 MiB, want most", large, len(sizes))
+	}
+}
+
+// Every buffer given back to a pool in these tests is scribbled on, so that
+// bytes a reply sends after their buffer went back show as wrong bytes.
+func init() { serve.ScribbleOnRelease = true }
+
+// TestLeasedBytesAreSentBeforeReuse: a file bigger than the block cache,
+// read from its start, is read ahead into buffers reused from block to
+// block (serve.Lease), and a buffer goes back only once go-fuse has written
+// the reply that carries its bytes (leasedReply). Four readers copy the
+// file at once, with direct I/O so that every read is a reply, and buffers
+// are scribbled on when given back: the bytes must be right, and buffers
+// reused (a go-fuse that wrote leased replies otherwise than as Slices
+// would leave every buffer to the collector).
+func TestLeasedBytesAreSentBeforeReuse(t *testing.T) {
+	tbl := newFakeTable(t)
+	tbl.addVersion(t, "WRITE", []fakeFile{{path: "copy.bin", size: 128*testBlock + 4321, modTime: mtime0, records: -1}}, true)
+	m := mountFake(t, tbl, Options{DirectIO: true, CacheBytes: 4 * testBlock, ReadAhead: 8})
+	if strings.Contains(m.logs.String(), "direct I/O off") {
+		t.Skipf("THIS KERNEL CANNOT MMAP DIRECT-I/O FILES, direct I/O untested: %s", m.logs.String())
+	}
+	want := tbl.content("copy.bin")
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, err := os.Open(m.path("v/0/copy.bin"))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer f.Close()
+			buf := make([]byte, (i+1)*testBlock/2) // reads inside a block and across blocks
+			for off := 0; off < len(want); off += len(buf) {
+				n, err := f.ReadAt(buf, int64(off))
+				if err != nil && err != io.EOF {
+					t.Errorf("reader %d at %d: %v", i, off, err)
+					return
+				}
+				if !bytes.Equal(buf[:n], want[off:min(off+len(buf), len(want))]) {
+					t.Errorf("reader %d: wrong bytes at %d", i, off)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// About 20 buffers for some 250 blocks (under -race, where sync.Pool
+	// drops a quarter of what it is given, about 110).
+	made, used := m.root.files.BufferReuse()
+	if used == 0 || made > used/2 {
+		t.Errorf("%d block buffers made for %d blocks read ahead: want them reused", made, used)
 	}
 }

@@ -24,6 +24,7 @@ var _ interface {
 	AbsoluteReader
 	LocalFiler
 	serve.SizedStorage
+	serve.IntoStorage
 } = StoreTable{}
 
 func (t StoreTable) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
@@ -32,6 +33,10 @@ func (t StoreTable) ReadRange(ctx context.Context, path string, off, n int64) ([
 
 func (t StoreTable) ReadRangeOf(ctx context.Context, path string, off, n, size int64) ([]byte, error) {
 	return serve.StoreStorage{Store: t.Store}.ReadRangeOf(ctx, path, off, n, size)
+}
+
+func (t StoreTable) ReadRangeInto(ctx context.Context, path string, off, size int64, bufs [][]byte) (int64, error) {
+	return serve.StoreStorage{Store: t.Store}.ReadRangeInto(ctx, path, off, size, bufs)
 }
 
 func (t StoreTable) LocalFile(path string) (func() (*os.File, int64, error), bool) {

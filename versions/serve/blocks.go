@@ -31,7 +31,7 @@ func (r *Files) block(ctx context.Context, path string, size, idx int64) ([]byte
 		return nil, nil
 	}
 	return r.blocks.GetOrLoad(ctx, blockKey(path, idx), func(ctx context.Context) ([]byte, error) {
-		blocks, err := r.fetch(ctx, path, size, idx, 1)
+		blocks, err := r.fetch(ctx, path, size, idx, 1, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -42,10 +42,10 @@ func (r *Files) block(ctx context.Context, path string, size, idx int64) ([]byte
 // span loads blocks [first, first+n) of a file with one ranged read and,
 // if cache, puts them in the cache. A sequential reader's read-ahead asks
 // for several blocks at a time: fewer, larger requests, while a random
-// read still fetches one block. The blocks share one array, which stays
-// in memory while any of them does.
-func (r *Files) span(ctx context.Context, path string, size, first int64, n int, cache bool) ([][]byte, error) {
-	blocks, err := r.fetch(ctx, path, size, first, n)
+// read still fetches one block. Block i goes into mem[i] when mem is
+// given (leased buffers, never cached).
+func (r *Files) span(ctx context.Context, path string, size, first int64, n int, cache bool, mem []*Lease) ([][]byte, error) {
+	blocks, err := r.fetch(ctx, path, size, first, n, mem)
 	if err != nil || !cache {
 		return blocks, err
 	}
@@ -56,24 +56,50 @@ func (r *Files) span(ctx context.Context, path string, size, first int64, n int,
 }
 
 // fetch reads blocks [first, first+n) of a file, all of them inside its
-// size bytes, with one ranged read.
-func (r *Files) fetch(ctx context.Context, path string, size, first int64, n int) ([][]byte, error) {
+// size bytes, with one ranged read. Block i lies in mem[i] when mem is
+// given, which only an IntoStorage can fill; else each block has memory of
+// its own where the Storage can read into it (a cached block then keeps no
+// other in memory), or they share the array Storage returns.
+func (r *Files) fetch(ctx context.Context, path string, size, first int64, n int, mem []*Lease) ([][]byte, error) {
 	bs := r.opts.BlockSize
 	off, end := first*bs, min((first+int64(n))*bs, size)
-	data, err := readOf(ctx, r.st, path, off, end-off, size)
+	into, ok := r.st.(IntoStorage)
+	if !ok {
+		data, err := readOf(ctx, r.st, path, off, end-off, size)
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) != end-off {
+			return nil, shortRead(int64(len(data)), end-off, off)
+		}
+		blocks := make([][]byte, 0, n)
+		for b := int64(0); b < end-off; b += bs {
+			e := min(b+bs, end-off)
+			blocks = append(blocks, data[b:e:e])
+		}
+		return blocks, nil
+	}
+	blocks := make([][]byte, 0, n)
+	for i, b := 0, off; b < end; i, b = i+1, b+bs {
+		ln := min(bs, end-b)
+		if mem != nil {
+			blocks = append(blocks, mem[i].data[:ln:ln])
+		} else {
+			blocks = append(blocks, make([]byte, ln))
+		}
+	}
+	got, err := into.ReadRangeInto(ctx, path, off, size, blocks)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) != end-off {
-		return nil, fmt.Errorf("short read: got %d bytes of %d at offset %d (object smaller than the log says?)",
-			len(data), end-off, off)
-	}
-	blocks := make([][]byte, 0, n)
-	for b := int64(0); b < end-off; b += bs {
-		e := min(b+bs, end-off)
-		blocks = append(blocks, data[b:e:e])
+	if got != end-off {
+		return nil, shortRead(got, end-off, off)
 	}
 	return blocks, nil
+}
+
+func shortRead(got, want, off int64) error {
+	return fmt.Errorf("short read: got %d bytes of %d at offset %d (object smaller than the log says?)", got, want, off)
 }
 
 // blockBudget bounds the blocks that open readers hold, in flight or

@@ -51,6 +51,9 @@ type Files struct {
 	sizes  *cache.Cache[string, int64]  // served sizes of views, keyed by viewKey
 	held   *blockBudget                 // blocks held by open readers
 
+	readsInto bool        // st is an IntoStorage
+	buffers   *bufferPool // block buffers of read-ahead around the cache (Lease)
+
 	ctx    context.Context // background loads end with it
 	cancel context.CancelFunc
 }
@@ -65,7 +68,10 @@ func New(ctx context.Context, st Storage, opts Options) *Files {
 		blocks: cache.New[string, []byte](o.CacheBytes, func(b []byte) int64 { return int64(len(b)) }),
 		sizes:  cache.New[string, int64](1<<20, nil), // about a million sizes
 		held:   newBlockBudget(heldBlocks(o)),
+
+		buffers: &bufferPool{size: o.BlockSize},
 	}
+	_, f.readsInto = st.(IntoStorage)
 	f.views = newViews(st, o.ViewCacheBytes, parquetview.BuildOptions{SpillDir: o.SpillDir})
 	f.ctx, f.cancel = context.WithCancel(ctx)
 	return f
@@ -86,6 +92,12 @@ func (f *Files) BlockSize() int64 { return f.opts.BlockSize }
 
 // HeldBlocks is the number of blocks open readers hold, loaded or loading.
 func (f *Files) HeldBlocks() int { return f.held.inUse() }
+
+// BufferReuse is how many reusable block buffers (Lease) were ever made,
+// and how many times one was handed out to a block.
+func (f *Files) BufferReuse() (made, used int64) {
+	return f.buffers.made.Load(), f.buffers.used.Load()
+}
 
 // Close ends background loads and frees the caches. Readers and views
 // handed out stay usable for what they hold.

@@ -70,7 +70,7 @@ func TestDataBytesCountsBlocks(t *testing.T) {
 	r := files.Open("f", 40*testBlock, nil)
 	buf := make([]byte, testBlock)
 	for off := int64(0); off < 6*testBlock; off += testBlock {
-		if _, err := r.Read(context.Background(), buf, off); err != nil {
+		if _, _, err := r.Read(context.Background(), buf, off); err != nil {
 			t.Fatal(err)
 		}
 	}

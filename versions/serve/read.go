@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,36 +11,39 @@ import (
 
 // Read returns the bytes of [off, off+len(dest)) of what the reader serves
 // (fewer at its end, none past it). Within one block of a stored file the
-// bytes are the block's own, not a copy: they never change and must not be
-// written to; otherwise they are copied into dest. A sequential reader's
-// next blocks are requested first, so they load in parallel with the ones
-// this read waits for.
-func (h *Reader) Read(ctx context.Context, dest []byte, off int64) ([]byte, error) {
+// bytes are the block's own, not a copy: they must not be written to, and
+// if they come with a Lease (a reused buffer), not used after its Release,
+// which the caller owes once it is done with them. Otherwise they are
+// copied into dest. A sequential reader's next blocks are requested first,
+// so they load in parallel with the ones this read waits for.
+func (h *Reader) Read(ctx context.Context, dest []byte, off int64) ([]byte, *Lease, error) {
 	if off < 0 {
-		return nil, fmt.Errorf("negative offset %d", off)
+		return nil, nil, fmt.Errorf("negative offset %d", off)
 	}
 	if h.view != nil {
-		return h.readView(ctx, dest, off)
+		data, err := h.readView(ctx, dest, off)
+		return data, nil, err
 	}
 	if off >= h.size || len(dest) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	end := min(off+int64(len(dest)), h.size)
 	bs := h.files.opts.BlockSize
 	h.readAhead(off, end)
 	buf := dest[:0]
 	for b := off / bs; b*bs < end; b++ {
-		data, err := h.block(ctx, b)
+		data, lease, err := h.block(ctx, b)
 		if err != nil {
-			return nil, h.blockError(b, err)
+			return nil, nil, h.blockError(b, err)
 		}
 		lo, hi := max(off, b*bs)-b*bs, min(end, (b+1)*bs)-b*bs
 		if b == off/bs && end <= (b+1)*bs {
-			return data[lo:hi], nil // within one block, as most kernel reads are
+			return data[lo:hi], lease, nil // within one block, as most kernel reads are
 		}
 		buf = append(buf, data[lo:hi]...)
+		lease.Release()
 	}
-	return buf, nil
+	return buf, nil, nil
 }
 
 // blockError names the object and the bytes of a failed block read.
@@ -76,21 +80,28 @@ func (h *Reader) source() parquetview.RangeReader {
 		bs := h.files.opts.BlockSize
 		if first := off / bs; (end-1)/bs == first {
 			// Inside one block: hand out the cached bytes, no copy (the
-			// view only copies out of them).
-			data, err := h.block(ctx, first)
+			// view only copies out of them), but a reused buffer's, which
+			// the view may read after this returns.
+			data, lease, err := h.block(ctx, first)
 			if err != nil {
 				return nil, h.blockError(first, err)
 			}
-			return data[off-first*bs : end-first*bs], nil
+			part := data[off-first*bs : end-first*bs]
+			if lease != nil {
+				part = bytes.Clone(part)
+				lease.Release()
+			}
+			return part, nil
 		}
 		buf := make([]byte, 0, end-off)
 		for b := off / bs; b*bs < end; b++ {
-			data, err := h.block(ctx, b)
+			data, lease, err := h.block(ctx, b)
 			if err != nil {
 				return nil, h.blockError(b, err)
 			}
 			lo, hi := max(off, b*bs)-b*bs, min(end, (b+1)*bs)-b*bs
 			buf = append(buf, data[lo:hi]...)
+			lease.Release()
 		}
 		return buf, nil
 	})

@@ -66,6 +66,7 @@ type heldBlock struct {
 	data   []byte
 	err    error
 	cancel context.CancelFunc // abandons the load; nil for a block the reader loaded
+	lease  *Lease             // the reused buffer data lies in (nil: memory of its own); set before done
 
 	loaded  bool // GUARDED_BY(Reader.mu): the load has ended
 	dropped bool // GUARDED_BY(Reader.mu): no longer in held; give the token back once loaded
@@ -167,29 +168,48 @@ const spanBytes = 16 << 20
 
 // block returns block idx of the file for a read through h: a held block
 // (waiting for its load if need be), else one from the cache or storage,
-// which h then holds if the budget allows.
-func (h *Reader) block(ctx context.Context, idx int64) ([]byte, error) {
+// which h then holds if the budget allows. The caller releases the lease
+// (nil but for a reused buffer) once done with the bytes.
+func (h *Reader) block(ctx context.Context, idx int64) ([]byte, *Lease, error) {
 	h.mu.Lock()
 	e := h.held[idx]
 	h.mu.Unlock()
 	if e != nil {
 		select {
 		case <-e.done:
-			if e.err == nil {
-				return e.data, nil
+			if data, lease, ok := h.claim(e); ok {
+				return data, lease, nil
 			}
 			// A failed or abandoned read-ahead: the reader tries itself,
 			// and meets (and reports) any error that persists.
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 	}
 	data, err := h.files.block(ctx, h.path, h.size, idx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	h.keep(idx, data)
-	return data, nil
+	return data, nil, nil
+}
+
+// claim returns the bytes of a held block whose load has ended, with a
+// hold on their buffer if it is leased; false if the load failed, or the
+// buffer went back when the block was dropped meanwhile.
+func (h *Reader) claim(e *heldBlock) ([]byte, *Lease, bool) {
+	if e.err != nil {
+		return nil, nil, false
+	}
+	if e.lease == nil {
+		return e.data, nil, true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if e.dropped && e.loaded {
+		return nil, nil, false
+	}
+	return e.data, e.lease.hold(), true
 }
 
 // keep holds a block the reader loaded, replacing a failed read-ahead of it.
@@ -237,18 +257,16 @@ func (h *Reader) load(idx int64) {
 		e.data, e.err = h.files.block(ctx, h.path, h.size, idx)
 		close(e.done)
 		h.mu.Lock()
-		e.loaded = true
-		if e.dropped {
-			h.files.held.give()
-		}
+		h.loaded(e)
 		h.mu.Unlock()
 	}()
 }
 
 // loadSpan starts loading blocks [first, first+n) in the background with
 // one request, into new held blocks whose tokens the caller has taken, and
-// into the cache if cache says so. The request is abandoned once all of
-// them are dropped. h.mu is held.
+// into the cache if cache says so; else into leased buffers, where the
+// Storage can read into them. The request is abandoned once all of them
+// are dropped. h.mu is held.
 func (h *Reader) loadSpan(first int64, n int, cache bool) {
 	if n == 1 && cache {
 		h.load(first) // through the cache's shared loads
@@ -269,7 +287,15 @@ func (h *Reader) loadSpan(first int64, n int, cache bool) {
 	}
 	go func() {
 		defer cancel()
-		blocks, err := h.files.span(ctx, h.path, h.size, first, n, cache)
+		var mem []*Lease
+		if !cache && h.files.readsInto {
+			mem = make([]*Lease, n)
+			for i, e := range es {
+				mem[i] = h.files.buffers.get()
+				e.lease = mem[i]
+			}
+		}
+		blocks, err := h.files.span(ctx, h.path, h.size, first, n, cache, mem)
 		for i, e := range es {
 			if err != nil {
 				e.err = err
@@ -280,13 +306,20 @@ func (h *Reader) loadSpan(first int64, n int, cache bool) {
 		}
 		h.mu.Lock()
 		for _, e := range es {
-			e.loaded = true
-			if e.dropped {
-				h.files.held.give()
-			}
+			h.loaded(e)
 		}
 		h.mu.Unlock()
 	}()
+}
+
+// loaded records that e's load has ended: a block dropped meanwhile gives
+// its token and buffer back now. h.mu is held.
+func (h *Reader) loaded(e *heldBlock) {
+	e.loaded = true
+	if e.dropped {
+		h.files.held.give()
+		e.lease.Release()
+	}
 }
 
 // trim drops the held blocks outside [lo, hi]. h.mu is held.
@@ -306,6 +339,7 @@ func (h *Reader) drop(idx int64, e *heldBlock) {
 	e.dropped = true
 	if e.loaded {
 		h.files.held.give()
+		e.lease.Release()
 	} else if e.cancel != nil {
 		e.cancel()
 	}

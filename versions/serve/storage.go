@@ -26,6 +26,15 @@ type SizedStorage interface {
 	ReadRangeOf(ctx context.Context, path string, off, n, size int64) ([]byte, error)
 }
 
+// IntoStorage is a SizedStorage that reads into memory its caller gives:
+// bufs in turn, with one ranged read of their total length, returning how
+// many bytes it read (fewer only at the object's end). Files then gives
+// each block memory of its own, and reuses the memory of blocks read ahead
+// around the cache (Lease).
+type IntoStorage interface {
+	ReadRangeInto(ctx context.Context, path string, off, size int64, bufs [][]byte) (int64, error)
+}
+
 // readOf reads n bytes at off of the data file at path, size bytes long by
 // the log, checked where st can check it.
 func readOf(ctx context.Context, st Storage, path string, off, n, size int64) ([]byte, error) {
@@ -55,6 +64,7 @@ type StoreStorage struct{ Store *blobstore.Store }
 var (
 	_ AbsoluteStorage = StoreStorage{}
 	_ SizedStorage    = StoreStorage{}
+	_ IntoStorage     = StoreStorage{}
 )
 
 func (s StoreStorage) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
@@ -69,6 +79,13 @@ func (s StoreStorage) ReadRangeOf(ctx context.Context, path string, off, n, size
 		return nil, fmt.Errorf("%s lies outside the table root", path)
 	}
 	return s.Store.ReadRangeOf(ctx, path, off, n, size)
+}
+
+func (s StoreStorage) ReadRangeInto(ctx context.Context, path string, off, size int64, bufs [][]byte) (int64, error) {
+	if action.IsExternal(path) {
+		return 0, fmt.Errorf("%s lies outside the table root", path)
+	}
+	return s.Store.ReadRangeInto(ctx, path, off, size, bufs)
 }
 
 func (s StoreStorage) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {
