@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -80,28 +79,22 @@ func (h *Reader) source() parquetview.RangeReader {
 		bs := h.files.opts.BlockSize
 		if first := off / bs; (end-1)/bs == first {
 			// Inside one block: hand out the cached bytes, no copy (the
-			// view only copies out of them), but a reused buffer's, which
-			// the view may read after this returns.
-			data, lease, err := h.block(ctx, first)
+			// view only copies out of them). A view's blocks are never in
+			// reused buffers (loadSpan): no lease to keep.
+			data, _, err := h.block(ctx, first)
 			if err != nil {
 				return nil, h.blockError(first, err)
 			}
-			part := data[off-first*bs : end-first*bs]
-			if lease != nil {
-				part = bytes.Clone(part)
-				lease.Release()
-			}
-			return part, nil
+			return data[off-first*bs : end-first*bs], nil
 		}
 		buf := make([]byte, 0, end-off)
 		for b := off / bs; b*bs < end; b++ {
-			data, lease, err := h.block(ctx, b)
+			data, _, err := h.block(ctx, b)
 			if err != nil {
 				return nil, h.blockError(b, err)
 			}
 			lo, hi := max(off, b*bs)-b*bs, min(end, (b+1)*bs)-b*bs
 			buf = append(buf, data[lo:hi]...)
-			lease.Release()
 		}
 		return buf, nil
 	})
