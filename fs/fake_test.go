@@ -203,24 +203,6 @@ func (f *fakeTable) ReadRange(ctx context.Context, path string, off, n int64) ([
 	return buf[:got], nil
 }
 
-// ReadRangeInto makes the fake an IntoStorage, as a StoreTable is:
-// blocks read ahead around the cache go into reused buffers (serve.Lease).
-func (f *fakeTable) ReadRangeInto(ctx context.Context, path string, off, size int64, bufs [][]byte) (int64, error) {
-	n := int64(0)
-	for _, b := range bufs {
-		n += int64(len(b))
-	}
-	data, err := f.ReadRange(ctx, path, off, n)
-	if err != nil {
-		return 0, err
-	}
-	got := int64(0)
-	for _, b := range bufs {
-		got += int64(copy(b, data[got:]))
-	}
-	return got, nil
-}
-
 func (f *fakeTable) Refresh(ctx context.Context, beforeMove func(int64)) (bool, error) {
 	f.refreshN.Add(1)
 	f.mu.Lock()

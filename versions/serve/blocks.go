@@ -57,28 +57,11 @@ func (r *Files) span(ctx context.Context, path string, size, first int64, n int,
 
 // fetch reads blocks [first, first+n) of a file, all of them inside its
 // size bytes, with one ranged read. Block i lies in mem[i] when mem is
-// given, which only an IntoStorage can fill; else each block has memory of
-// its own where the Storage can read into it (a cached block then keeps no
-// other in memory), or they share the array Storage returns.
+// given, else in memory of its own (a cached block keeps no other in
+// memory).
 func (r *Files) fetch(ctx context.Context, path string, size, first int64, n int, mem []*Lease) ([][]byte, error) {
 	bs := r.opts.BlockSize
 	off, end := first*bs, min((first+int64(n))*bs, size)
-	into, ok := r.st.(IntoStorage)
-	if !ok {
-		data, err := readOf(ctx, r.st, path, off, end-off, size)
-		if err != nil {
-			return nil, err
-		}
-		if int64(len(data)) != end-off {
-			return nil, shortRead(int64(len(data)), end-off, off)
-		}
-		blocks := make([][]byte, 0, n)
-		for b := int64(0); b < end-off; b += bs {
-			e := min(b+bs, end-off)
-			blocks = append(blocks, data[b:e:e])
-		}
-		return blocks, nil
-	}
 	blocks := make([][]byte, 0, n)
 	for i, b := 0, off; b < end; i, b = i+1, b+bs {
 		ln := min(bs, end-b)
@@ -88,18 +71,14 @@ func (r *Files) fetch(ctx context.Context, path string, size, first int64, n int
 			blocks = append(blocks, make([]byte, ln))
 		}
 	}
-	got, err := into.ReadRangeInto(ctx, path, off, size, blocks)
+	got, err := r.into.ReadRangeInto(ctx, path, off, size, blocks)
 	if err != nil {
 		return nil, err
 	}
 	if got != end-off {
-		return nil, shortRead(got, end-off, off)
+		return nil, fmt.Errorf("short read: got %d bytes of %d at offset %d (object smaller than the log says?)", got, end-off, off)
 	}
 	return blocks, nil
-}
-
-func shortRead(got, want, off int64) error {
-	return fmt.Errorf("short read: got %d bytes of %d at offset %d (object smaller than the log says?)", got, want, off)
 }
 
 // blockBudget bounds the blocks that open readers hold, in flight or

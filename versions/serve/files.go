@@ -51,8 +51,8 @@ type Files struct {
 	sizes  *cache.Cache[string, int64]  // served sizes of views, keyed by viewKey
 	held   *blockBudget                 // blocks held by open readers
 
-	readsInto bool        // st is an IntoStorage
-	buffers   *bufferPool // block buffers of read-ahead around the cache (Lease)
+	into    IntoStorage // st, reading blocks into the memory given
+	buffers *bufferPool // block buffers of read-ahead around the cache (Lease)
 
 	ctx    context.Context // background loads end with it
 	cancel context.CancelFunc
@@ -69,9 +69,9 @@ func New(ctx context.Context, st Storage, opts Options) *Files {
 		sizes:  cache.New[string, int64](1<<20, nil), // about a million sizes
 		held:   newBlockBudget(heldBlocks(o)),
 
+		into:    intoOf(st),
 		buffers: &bufferPool{size: o.BlockSize},
 	}
-	_, f.readsInto = st.(IntoStorage)
 	f.views = newViews(st, o.ViewCacheBytes, parquetview.BuildOptions{SpillDir: o.SpillDir})
 	f.ctx, f.cancel = context.WithCancel(ctx)
 	return f

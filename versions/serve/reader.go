@@ -264,10 +264,9 @@ func (h *Reader) load(idx int64) {
 
 // loadSpan starts loading blocks [first, first+n) in the background with
 // one request, into new held blocks whose tokens the caller has taken, and
-// into the cache if cache says so; else into leased buffers, where the
-// Storage can read into them, unless h serves a view (which may keep the
-// source bytes it is handed). The request is abandoned once all of them
-// are dropped. h.mu is held.
+// into the cache if cache says so; else into leased buffers, unless h
+// serves a view (which may keep the source bytes it is handed). The
+// request is abandoned once all of them are dropped. h.mu is held.
 func (h *Reader) loadSpan(first int64, n int, cache bool) {
 	if n == 1 && cache {
 		h.load(first) // through the cache's shared loads
@@ -289,7 +288,7 @@ func (h *Reader) loadSpan(first int64, n int, cache bool) {
 	go func() {
 		defer cancel()
 		var mem []*Lease
-		if !cache && h.view == nil && h.files.readsInto {
+		if !cache && h.view == nil {
 			mem = make([]*Lease, n)
 			for i, e := range es {
 				mem[i] = h.files.buffers.get()

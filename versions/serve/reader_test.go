@@ -46,22 +46,6 @@ func (m *memStorage) ReadRange(ctx context.Context, path string, off, n int64) (
 	return bytes.Clone(data[off:end]), nil
 }
 
-func (m *memStorage) ReadRangeInto(ctx context.Context, path string, off, size int64, bufs [][]byte) (int64, error) {
-	n := int64(0)
-	for _, b := range bufs {
-		n += int64(len(b))
-	}
-	data, err := m.ReadRange(ctx, path, off, n)
-	if err != nil {
-		return 0, err
-	}
-	got := int64(0)
-	for _, b := range bufs {
-		got += int64(copy(b, data[got:]))
-	}
-	return got, nil
-}
-
 func (m *memStorage) readsOf(path string, off int64) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

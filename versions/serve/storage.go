@@ -28,11 +28,38 @@ type SizedStorage interface {
 
 // IntoStorage is a SizedStorage that reads into memory its caller gives:
 // bufs in turn, with one ranged read of their total length, returning how
-// many bytes it read (fewer only at the object's end). Files then gives
-// each block memory of its own, and reuses the memory of blocks read ahead
-// around the cache (Lease).
+// many bytes it read (fewer only at the object's end). Files reads blocks
+// so, each into memory of its own or a reused buffer (Lease); from any
+// other Storage, by copying (intoOf).
 type IntoStorage interface {
 	ReadRangeInto(ctx context.Context, path string, off, size int64, bufs [][]byte) (int64, error)
+}
+
+// intoOf is st as an IntoStorage: itself, or st reading a range whose
+// bytes are then copied into the buffers.
+func intoOf(st Storage) IntoStorage {
+	if into, ok := st.(IntoStorage); ok {
+		return into
+	}
+	return copyingInto{st}
+}
+
+type copyingInto struct{ st Storage }
+
+func (c copyingInto) ReadRangeInto(ctx context.Context, path string, off, size int64, bufs [][]byte) (int64, error) {
+	n := int64(0)
+	for _, b := range bufs {
+		n += int64(len(b))
+	}
+	data, err := readOf(ctx, c.st, path, off, n, size)
+	if err != nil {
+		return 0, err
+	}
+	got := int64(0)
+	for _, b := range bufs {
+		got += int64(copy(b, data[got:]))
+	}
+	return got, nil
 }
 
 // readOf reads n bytes at off of the data file at path, size bytes long by
