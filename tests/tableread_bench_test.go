@@ -1,0 +1,107 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/tests/servers"
+)
+
+// TestTableReadBenchmark: a Delta table of 4 files of a million rows
+// (about 25 MB each) written to S3 (versitygw) by delta-rs, read whole and
+// one column of it, each read in a new Python process: by delta-rs
+// (deltalake, from the bucket), by pyarrow's own S3 file system (the
+// Parquet files under the prefix, no log), and by pyarrow from latest/ of
+// a new `deltafs mount` process (bench/table_read.py). Alternated runs;
+// medians, and medians of the paired ratios, with the mount's start-up
+// (process start to ready) counted and not.
+//
+//	make build venv
+//	DELTAFS_TABLEREAD_BENCH=1 go test ./tests -run TestTableReadBenchmark -v -count=1
+func TestTableReadBenchmark(t *testing.T) {
+	if os.Getenv("DELTAFS_TABLEREAD_BENCH") == "" {
+		t.Skip("benchmark: set DELTAFS_TABLEREAD_BENCH=1 to run")
+	}
+	requireFUSE(t)
+	bin, python := deltafsBin(t), pythonOrSkip(t)
+	srv := servers.Start(t, servers.VersityGW)
+	prefix := "tableread/" + t.Name()
+	uri := "s3://" + servers.Bucket + "/" + prefix
+	env := append(os.Environ(), "AWS_ENDPOINT_URL=http://"+srv.Addr, "AWS_ALLOW_HTTP=true", "AWS_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID="+servers.S3AccessKey, "AWS_SECRET_ACCESS_KEY="+servers.S3SecretKey)
+	script := filepath.Join("..", "bench", "table_read.py")
+	if out, err := pyCommand(python, env, script, "write", uri).CombinedOutput(); err != nil {
+		t.Fatalf("write the table: %v\n%s", err, out)
+	}
+	const runs = 5
+	for _, columns := range []string{"", "value"} {
+		var dl, pa, read, whole, vsDL, vsPA, wholeVsDL []float64
+		for range runs {
+			d := tableRead(t, python, env, "deltalake", uri, columns)
+			p := tableRead(t, python, env, "pyarrow-s3", uri, columns)
+			mp := t.TempDir()
+			start := time.Now()
+			proc := startMount(t, bin, srv.Location(prefix), mp)
+			if _, ok := proc.waitReady(60 * time.Second); !ok {
+				t.Fatalf("mount: no ready line; stderr:\n%s", proc.stderr.String())
+			}
+			ready := time.Since(start).Seconds()
+			m := tableRead(t, python, env, "folder", filepath.Join(mp, "latest"), columns)
+			proc.cmd.Process.Signal(syscall.SIGTERM)
+			proc.wait(15 * time.Second)
+			if m.Rows != d.Rows || m.Rows != p.Rows || m.Bytes != d.Bytes {
+				t.Fatalf("reads differ: deltalake %+v, pyarrow-s3 %+v, mount %+v", d, p, m)
+			}
+			dl, pa, read, whole = append(dl, d.Seconds), append(pa, p.Seconds), append(read, m.Seconds), append(whole, ready+m.Seconds)
+			vsDL, vsPA, wholeVsDL = append(vsDL, m.Seconds/d.Seconds), append(vsPA, m.Seconds/p.Seconds), append(wholeVsDL, (ready+m.Seconds)/d.Seconds)
+		}
+		for _, s := range [][]float64{dl, pa, read, whole, vsDL, vsPA, wholeVsDL} {
+			slices.Sort(s)
+		}
+		what := "all columns"
+		if columns != "" {
+			what = "column " + columns
+		}
+		t.Logf("%s, medians of %d: deltalake %.0f ms, pyarrow-s3 %.0f ms, pyarrow through deltafs %.0f ms (%.0f ms with the mount's start-up); deltafs/deltalake %.2fx (%.2fx with start-up), deltafs/pyarrow-s3 %.2fx",
+			what, runs, 1000*dl[runs/2], 1000*pa[runs/2], 1000*read[runs/2], 1000*whole[runs/2], vsDL[runs/2], wholeVsDL[runs/2], vsPA[runs/2])
+	}
+}
+
+// tableReadResult is bench/table_read.py's line.
+type tableReadResult struct {
+	Seconds float64 `json:"seconds"`
+	Rows    int64   `json:"rows"`
+	Bytes   int64   `json:"bytes"`
+}
+
+// tableRead runs one read of bench/table_read.py in a new process.
+func tableRead(t *testing.T, python string, env []string, how, where, columns string) tableReadResult {
+	t.Helper()
+	args := []string{filepath.Join("..", "bench", "table_read.py"), how, where}
+	if columns != "" {
+		args = append(args, "--columns", columns)
+	}
+	out, err := pyCommand(python, env, args...).Output()
+	if ee, ok := err.(*exec.ExitError); ok {
+		t.Fatalf("%s %s: %v\n%s", how, where, err, ee.Stderr)
+	} else if err != nil {
+		t.Fatalf("%s %s: %v", how, where, err)
+	}
+	var r tableReadResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%s: %q: %v", how, out, err)
+	}
+	return r
+}
+
+func pyCommand(python string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(python, args...)
+	cmd.Env = env
+	return cmd
+}
