@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"syscall"
 	"testing"
@@ -29,6 +30,8 @@ import (
 // ("remote read") records it. Run with
 //
 //	DELTAFS_REMOTE_BENCH=1 go test ./tests -run TestRemoteReadBenchmark -v -count=1
+//
+// DELTAFS_REMOTE_BENCH_ROWS, a regular expression, picks the rows to run.
 //
 // DELTAFS_REMOTE_BENCH_MIB changes the file size (default 256).
 func TestRemoteReadBenchmark(t *testing.T) {
@@ -66,7 +69,12 @@ func TestRemoteReadBenchmark(t *testing.T) {
 			{"mount, 8 MiB, read-ahead 8, direct", fs.Options{BlockSize: 8 << 20, ReadAhead: 8, DirectIO: true}},
 			{"mount, 8 MiB, read-ahead 16, direct *", fs.Options{BlockSize: 8 << 20, ReadAhead: 16, DirectIO: true}},
 			{"mount, 16 MiB, read-ahead 8, direct", fs.Options{BlockSize: 16 << 20, ReadAhead: 8, DirectIO: true}},
+			{"mount, 1 MiB, read-ahead 128, direct", fs.Options{BlockSize: 1 << 20, ReadAhead: 128, DirectIO: true}},
+			{"mount, 2 MiB, read-ahead 64, direct", fs.Options{BlockSize: 2 << 20, ReadAhead: 64, DirectIO: true}},
 		} {
+			if only := os.Getenv("DELTAFS_REMOTE_BENCH_ROWS"); only != "" && !regexp.MustCompile(only).MatchString(c.name) {
+				continue // a regular expression picks rows
+			}
 			r := rrPaired(runs, func() time.Duration { return rrDownload(t, object, size, lat) }, func() (time.Duration, blobstore.Counts) {
 				return rrMountRead(t, location, lat, c.opts, want)
 			})

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -24,6 +25,8 @@ import (
 //
 //	make build venv
 //	DELTAFS_TABLEREAD_BENCH=1 go test ./tests -run TestTableReadBenchmark -v -count=1
+//
+// DELTAFS_TABLEREAD_FLAGS adds flags to the mount (e.g. --block-size 1MiB).
 func TestTableReadBenchmark(t *testing.T) {
 	if os.Getenv("DELTAFS_TABLEREAD_BENCH") == "" {
 		t.Skip("benchmark: set DELTAFS_TABLEREAD_BENCH=1 to run")
@@ -47,7 +50,7 @@ func TestTableReadBenchmark(t *testing.T) {
 			p := tableRead(t, python, env, "pyarrow-s3", uri, columns)
 			mp := t.TempDir()
 			start := time.Now()
-			proc := startMount(t, bin, srv.Location(prefix), mp)
+			proc := startMount(t, bin, srv.Location(prefix), mp, strings.Fields(os.Getenv("DELTAFS_TABLEREAD_FLAGS"))...)
 			if _, ok := proc.waitReady(60 * time.Second); !ok {
 				t.Fatalf("mount: no ready line; stderr:\n%s", proc.stderr.String())
 			}

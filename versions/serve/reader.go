@@ -33,6 +33,7 @@ type Reader struct {
 	scheduled int64                // GUARDED_BY(mu): blocks below this index are already prefetched
 	runFrom   int64                // GUARDED_BY(mu): where the current sequential run began
 	window    int                  // GUARDED_BY(mu): blocks to keep ahead; 0 while not sequential
+	chunkEnd  int64                // GUARDED_BY(mu): end of the column chunk the run started in, until the reader passes it; else 0
 	held      map[int64]*heldBlock // GUARDED_BY(mu): blocks held, by index
 	closed    bool                 // GUARDED_BY(mu): holds nothing any more
 }
@@ -51,6 +52,9 @@ func (h *Reader) Size() int64 {
 	}
 	return h.size
 }
+
+// pageSize is the kernel's page, to which it aligns reads.
+const pageSize = 4096
 
 // rampUp is how many times the bytes a reader has read in sequence it may
 // have read ahead (up to Options.ReadAhead blocks). With 8 MiB blocks and 1
@@ -80,9 +84,11 @@ type heldBlock struct {
 // soon keeps several blocks in flight, while a read that is not sequential
 // (starting more than a block away from where the previous one ended: the
 // kernel's own read-ahead reorders a little) resets it to nothing, so
-// random access reads no more than it asks for. Blocks behind the reader
-// or past the window are dropped. When the budget runs out the window
-// stops short, and the next read tries again.
+// random access reads no more than it asks for. A run that starts in a
+// column chunk of a Parquet file reads ahead to the chunk's end at once,
+// and no further until the reader goes past it (chunks.go). Blocks behind
+// the reader or past the window are dropped. When the budget runs out the
+// window stops short, and the next read tries again.
 func (h *Reader) readAhead(off, end int64) {
 	r, path, size := h.files, h.path, h.size
 	bs, most := r.opts.BlockSize, int64(max(r.opts.ReadAhead, 0))
@@ -94,15 +100,28 @@ func (h *Reader) readAhead(off, end int64) {
 	if off >= h.next-bs && off <= h.next+bs {
 		h.next = max(h.next, end)
 		h.window = int(min(max((rampUp*(h.next-h.runFrom)+bs-1)/bs, 1), most))
+		if off >= h.chunkEnd {
+			h.chunkEnd = 0 // past the chunk (a read may end a page past it: the kernel aligns them)
+		}
 	} else {
 		h.next = end
 		h.runFrom = off
 		h.window = 0
 		h.scheduled = 0
+		h.chunkEnd = 0
+		if off > 0 { // else a copy, or a reader of the whole file
+			// Where the read's first page ends: the kernel rounds off
+			// down to a page, which may lie in the chunk before.
+			h.chunkEnd = r.chunkEnd(path, size, min(off+pageSize-1, end-1))
+		}
+
 	}
 	// Keep the blocks of this read (a direct-I/O read may span several)
 	// and the one before it; drop those behind and past the window.
 	cur := (h.next - 1) / bs
+	if h.chunkEnd > 0 {
+		h.window = int(min(max((h.chunkEnd-1)/bs-cur, 0), most))
+	}
 	h.trim(min(off/bs, cur-1), cur+1+most)
 	if h.window == 0 {
 		return
