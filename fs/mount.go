@@ -29,7 +29,7 @@ type Options struct {
 	RefreshInterval time.Duration
 	// BlockSize is the unit of data file reads and of the block cache.
 	// Default 1 MiB, right for local files; object stores want larger
-	// blocks (cmd/deltafs uses 8 MiB, with ReadAhead 16 and DirectIO, for
+	// blocks (cmd/deltafs uses 2 MiB, with ReadAhead 64 and DirectIO, for
 	// s3://, gs:// and azblob://).
 	BlockSize int64
 	// CacheBytes is the block cache's budget. Default 256 MiB; negative

@@ -9,6 +9,11 @@
 //	Files.Open --> Reader.Read --> held block | cache (GetOrLoad) | one ranged read (Storage)
 //	                          \--> view (parquetview.View): its own bytes, or source ranges read as above
 //
+// A sequential reader's read-ahead grows with its run, except where the
+// run began in a column chunk of a Parquet file (chunks.go): then it ends
+// with the chunk. Blocks read ahead of a copy go into reused buffers
+// (Lease) rather than the cache.
+//
 // Storage is the one door to the table's objects (StoreStorage adapts a
 // blobstore.Store); everything here is safe for concurrent use, and no
 // lock is held across a storage request.

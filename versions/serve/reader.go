@@ -57,10 +57,9 @@ func (h *Reader) Size() int64 {
 const pageSize = 4096
 
 // rampUp is how many times the bytes a reader has read in sequence it may
-// have read ahead (up to Options.ReadAhead blocks). With 8 MiB blocks and 1
-// MiB reads, the window is 1 block after the first read, 2 after the
-// second, 8 once the reader has finished its first block and 16 after its
-// second.
+// have read ahead (up to Options.ReadAhead blocks). With 2 MiB blocks and 1
+// MiB reads, the window is 4 blocks after the first read, and 64 (128 MiB)
+// after 16 MiB.
 const rampUp = 8
 
 // heldBlock is a block a Reader holds: loaded, or loading in the
@@ -178,10 +177,10 @@ func (h *Reader) cachesReadAhead() bool {
 	return h.runFrom >= h.files.opts.BlockSize || h.size <= h.files.opts.CacheBytes
 }
 
-// spanBytes is the size of a read-ahead request, in whole blocks: two 8 MiB
-// blocks of an object store. A sequential reader of 8 MiB blocks with 20 ms
-// per request got 0.73-0.75x of a single-stream download asking for two
-// blocks at a time, against 0.66-0.71x asking for one (BENCHMARKS.md,
+// spanBytes is the size of a read-ahead request, in whole blocks: eight 2
+// MiB blocks of an object store. A sequential reader of 8 MiB blocks with
+// 20 ms per request got 0.73-0.75x of a single-stream download asking for
+// two blocks at a time, against 0.66-0.71x asking for one (BENCHMARKS.md,
 // "remote read"): the server works per request.
 const spanBytes = 16 << 20
 
