@@ -51,8 +51,7 @@ func TestS3OpenBenchmark(t *testing.T) {
 		{"checkpoint 500 commits back", long, "", longInfo.LatestVersion},
 		{"2,000 commits of one add, no checkpoint", commits, "", 1999},
 	}
-	env := append(os.Environ(), "AWS_ENDPOINT_URL=http://"+proxy.Addr, "AWS_ALLOW_HTTP=true", "AWS_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID="+servers.S3AccessKey, "AWS_SECRET_ACCESS_KEY="+servers.S3SecretKey)
+	env := servers.S3ClientEnv(proxy.Addr)
 	for i, c := range cases {
 		prefix := "s3open/" + string(rune('a'+i))
 		if err := os.MkdirAll(filepath.Join(srv.DataDir(), "s3open"), 0o755); err != nil {

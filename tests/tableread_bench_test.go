@@ -36,8 +36,7 @@ func TestTableReadBenchmark(t *testing.T) {
 	srv := servers.Start(t, servers.VersityGW)
 	prefix := "tableread/" + t.Name()
 	uri := "s3://" + servers.Bucket + "/" + prefix
-	env := append(os.Environ(), "AWS_ENDPOINT_URL=http://"+srv.Addr, "AWS_ALLOW_HTTP=true", "AWS_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID="+servers.S3AccessKey, "AWS_SECRET_ACCESS_KEY="+servers.S3SecretKey)
+	env := servers.S3ClientEnv(srv.Addr)
 	script := filepath.Join("..", "bench", "table_read.py")
 	if out, err := pyCommand(python, env, script, "write", uri).CombinedOutput(); err != nil {
 		t.Fatalf("write the table: %v\n%s", err, out)

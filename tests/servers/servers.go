@@ -61,6 +61,13 @@ const (
 	S3SecretKey = "deltafs-test-secret"
 )
 
+// S3ClientEnv is the environment of a process (delta-rs, pyarrow) that
+// reaches versitygw at addr (host:port) with the test credentials.
+func S3ClientEnv(addr string) []string {
+	return append(os.Environ(), "AWS_ENDPOINT_URL=http://"+addr, "AWS_ALLOW_HTTP=true", "AWS_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID="+S3AccessKey, "AWS_SECRET_ACCESS_KEY="+S3SecretKey)
+}
+
 // Server is one running object-store server.
 type Server struct {
 	Name   string   // VersityGW, FakeGCSServer or Azurite
