@@ -37,8 +37,7 @@ func TestTableReadBenchmark(t *testing.T) {
 	prefix := "tableread/" + t.Name()
 	uri := "s3://" + servers.Bucket + "/" + prefix
 	env := servers.S3ClientEnv(srv.Addr)
-	script := filepath.Join("..", "bench", "table_read.py")
-	if out, err := pyCommand(python, env, script, "write", uri).CombinedOutput(); err != nil {
+	if out, err := pyCommand(python, env, tableReadScript, "write", uri).CombinedOutput(); err != nil {
 		t.Fatalf("write the table: %v\n%s", err, out)
 	}
 	const runs = 5
@@ -75,6 +74,8 @@ func TestTableReadBenchmark(t *testing.T) {
 	}
 }
 
+var tableReadScript = filepath.Join("..", "bench", "table_read.py")
+
 // tableReadResult is bench/table_read.py's line.
 type tableReadResult struct {
 	Seconds float64 `json:"seconds"`
@@ -85,7 +86,7 @@ type tableReadResult struct {
 // tableRead runs one read of bench/table_read.py in a new process.
 func tableRead(t *testing.T, python string, env []string, how, where, columns string) tableReadResult {
 	t.Helper()
-	args := []string{filepath.Join("..", "bench", "table_read.py"), how, where}
+	args := []string{tableReadScript, how, where}
 	if columns != "" {
 		args = append(args, "--columns", columns)
 	}
