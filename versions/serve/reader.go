@@ -113,7 +113,6 @@ func (h *Reader) readAhead(off, end int64) {
 			// down to a page, which may lie in the chunk before.
 			h.chunkEnd = r.chunkEnd(path, size, min(off+pageSize-1, end-1))
 		}
-
 	}
 	// Keep the blocks of this read (a direct-I/O read may span several)
 	// and the one before it; drop those behind and past the window.
