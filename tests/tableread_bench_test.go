@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,7 +27,10 @@ import (
 //	make build venv
 //	DELTAFS_TABLEREAD_BENCH=1 go test ./tests -run TestTableReadBenchmark -v -count=1
 //
-// DELTAFS_TABLEREAD_FLAGS adds flags to the mount (e.g. --block-size 1MiB).
+// DELTAFS_TABLEREAD_FLAGS adds flags to the mount (e.g. --block-size 1MiB);
+// DELTAFS_TABLEREAD_FILES and DELTAFS_TABLEREAD_ROWS (per file) change the
+// table written (delta-rs cuts files of more than about 4M rows in two,
+// and writes row groups of about 2M rows).
 func TestTableReadBenchmark(t *testing.T) {
 	if os.Getenv("DELTAFS_TABLEREAD_BENCH") == "" {
 		t.Skip("benchmark: set DELTAFS_TABLEREAD_BENCH=1 to run")
@@ -37,7 +41,8 @@ func TestTableReadBenchmark(t *testing.T) {
 	prefix := "tableread/" + t.Name()
 	uri := "s3://" + servers.Bucket + "/" + prefix
 	env := servers.S3ClientEnv(srv.Addr)
-	if out, err := pyCommand(python, env, tableReadScript, "write", uri).CombinedOutput(); err != nil {
+	shape := []string{"--files", strconv.Itoa(envInt("DELTAFS_TABLEREAD_FILES", 4)), "--rows", strconv.Itoa(envInt("DELTAFS_TABLEREAD_ROWS", 1_000_000))}
+	if out, err := pyCommand(python, env, append([]string{tableReadScript, "write", uri}, shape...)...).CombinedOutput(); err != nil {
 		t.Fatalf("write the table: %v\n%s", err, out)
 	}
 	const runs = 5

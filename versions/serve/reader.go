@@ -28,14 +28,11 @@ type Reader struct {
 	ctx    context.Context    // read-ahead of this open
 	cancel context.CancelFunc // ends ctx at Close
 
-	mu        sync.Mutex
-	next      int64                // GUARDED_BY(mu): where a sequential reader reads next
-	scheduled int64                // GUARDED_BY(mu): blocks below this index are already prefetched
-	runFrom   int64                // GUARDED_BY(mu): where the current sequential run began
-	window    int                  // GUARDED_BY(mu): blocks to keep ahead; 0 while not sequential
-	chunkEnd  int64                // GUARDED_BY(mu): end of the column chunk the run started in, until the reader passes it; else 0
-	held      map[int64]*heldBlock // GUARDED_BY(mu): blocks held, by index
-	closed    bool                 // GUARDED_BY(mu): holds nothing any more
+	mu      sync.Mutex
+	streams []*stream            // GUARDED_BY(mu): the runs of reads being followed (streams.go)
+	clock   uint64               // GUARDED_BY(mu): counts reads, to find the stream read longest ago
+	held    map[int64]*heldBlock // GUARDED_BY(mu): blocks held, by index
+	closed  bool                 // GUARDED_BY(mu): holds nothing any more
 }
 
 // Open returns a reader of the data file at path, size bytes long per the
@@ -77,17 +74,19 @@ type heldBlock struct {
 
 // readAhead records a read of [off, end) of the stored file (the file
 // served, or the source of its view) and starts loading the blocks a
-// sequential reader will want next. The window grows with the run of
+// sequential reader will want next. The read continues a stream of reads
+// or starts one (streams.go). A stream's window grows with its run of
 // sequential reads, to rampUp times the bytes read in the run, from one
 // block at its first read up to Options.ReadAhead: a long sequential read
 // soon keeps several blocks in flight, while a read that is not sequential
-// (starting more than a block away from where the previous one ended: the
-// kernel's own read-ahead reorders a little) resets it to nothing, so
-// random access reads no more than it asks for. A run that starts in a
-// column chunk of a Parquet file reads ahead to the chunk's end at once,
-// and no further until the reader goes past it (chunks.go). Blocks behind
-// the reader or past the window are dropped. When the budget runs out the
-// window stops short, and the next read tries again.
+// (starting more than a block away from where a stream's previous one
+// ended: the kernel's own read-ahead reorders a little) starts a stream
+// with nothing ahead, so random access reads no more than it asks for. A
+// run that starts in a column chunk of a Parquet file reads ahead to the
+// chunk's end at once, and no further until the reader goes past it
+// (chunks.go). Blocks behind every stream or past their windows are
+// dropped. When the budget runs out the window stops short, and the next
+// read tries again.
 func (h *Reader) readAhead(off, end int64) {
 	r, path, size := h.files, h.path, h.size
 	bs, most := r.opts.BlockSize, int64(max(r.opts.ReadAhead, 0))
@@ -96,48 +95,29 @@ func (h *Reader) readAhead(off, end int64) {
 	if h.closed {
 		return
 	}
-	if off >= h.next-bs && off <= h.next+bs {
-		h.next = max(h.next, end)
-		h.window = int(min(max((rampUp*(h.next-h.runFrom)+bs-1)/bs, 1), most))
-		if off >= h.chunkEnd {
-			h.chunkEnd = 0 // past the chunk (a read may end a page past it: the kernel aligns them)
-		}
-	} else {
-		h.next = end
-		h.runFrom = off
-		h.window = 0
-		h.scheduled = 0
-		h.chunkEnd = 0
-		if off > 0 { // else a copy, or a reader of the whole file
-			// Where the read's first page ends: the kernel rounds off
-			// down to a page, which may lie in the chunk before.
-			h.chunkEnd = r.chunkEnd(path, size, min(off+pageSize-1, end-1))
-		}
+	s := h.follow(off, end)
+	cur := (s.next - 1) / bs
+	if s.chunkEnd > 0 {
+		s.window = int(min(max((s.chunkEnd-1)/bs-cur, 0), most))
 	}
-	// Keep the blocks of this read (a direct-I/O read may span several)
-	// and the one before it; drop those behind and past the window.
-	cur := (h.next - 1) / bs
-	if h.chunkEnd > 0 {
-		h.window = int(min(max((h.chunkEnd-1)/bs-cur, 0), most))
-	}
-	h.trim(min(off/bs, cur-1), cur+1+most)
-	if h.window == 0 {
+	h.trim(s, bs, most)
+	if s.window == 0 {
 		return
 	}
-	from := max(cur+1, h.scheduled)
+	from := max(cur+1, s.scheduled)
 	last := (size + bs - 1) / bs
-	to := min(cur+1+int64(h.window), last)
+	to := min(cur+1+int64(s.window), last)
 	// Blocks are asked for a span at a time. A span is at most half the
 	// window, so waiting until one is free still leaves half the window
 	// in flight ahead of the reader.
-	span := max(min(spanBytes/bs, int64(h.window)/2), 1)
+	span := max(min(spanBytes/bs, int64(s.window)/2), 1)
 	if to-from < span && to < last {
 		return
 	}
 	for idx := from; idx < to; {
 		if _, ok := h.held[idx]; ok {
 			idx++
-			h.scheduled = idx
+			s.scheduled = idx
 			continue
 		}
 		if _, ok := r.blocks.Get(blockKey(path, idx)); ok {
@@ -146,7 +126,7 @@ func (h *Reader) readAhead(off, end int64) {
 			}
 			h.load(idx) // from the cache, no request
 			idx++
-			h.scheduled = idx
+			s.scheduled = idx
 			continue
 		}
 		n := int64(0)
@@ -156,14 +136,14 @@ func (h *Reader) readAhead(off, end int64) {
 		if n == 0 {
 			return
 		}
-		h.loadSpan(idx, int(n), h.cachesReadAhead())
+		h.loadSpan(idx, int(n), h.cachesReadAhead(s))
 		idx += n
-		h.scheduled = idx
+		s.scheduled = idx
 	}
 }
 
-// cachesReadAhead reports whether the blocks read ahead now go into the
-// block cache. A file bigger than the cache, read from its start in
+// cachesReadAhead reports whether the blocks read ahead for s now go into
+// the block cache. A file bigger than the cache, read from its start in
 // sequence, is being copied (cp, cat, a reader of every column): its
 // blocks stay out. Each would push out a block worth more, and a second
 // copy would find none of its own there (the copy is longer than the
@@ -172,8 +152,8 @@ func (h *Reader) readAhead(off, end int64) {
 // memory limit (750-770 MiB), a quarter of its CPU spent faulting that
 // memory in (BENCHMARKS.md, "remote read"). A run that starts further in
 // (a Parquet reader's column chunks) is cached as ever. h.mu is held.
-func (h *Reader) cachesReadAhead() bool {
-	return h.runFrom >= h.files.opts.BlockSize || h.size <= h.files.opts.CacheBytes
+func (h *Reader) cachesReadAhead(s *stream) bool {
+	return s.runFrom >= h.files.opts.BlockSize || h.size <= h.files.opts.CacheBytes
 }
 
 // spanBytes is the size of a read-ahead request, in whole blocks: eight 2
@@ -336,15 +316,6 @@ func (h *Reader) loaded(e *heldBlock) {
 	if e.dropped {
 		h.files.held.give()
 		e.lease.Release()
-	}
-}
-
-// trim drops the held blocks outside [lo, hi]. h.mu is held.
-func (h *Reader) trim(lo, hi int64) {
-	for idx, e := range h.held {
-		if idx < lo || idx > hi {
-			h.drop(idx, e)
-		}
 	}
 }
 

@@ -297,3 +297,62 @@ func TestLeasesKeepBytesUntilReleased(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// slowStorage answers after a delay, or gives up when its caller does,
+// counting the requests abandoned so.
+type slowStorage struct {
+	*memStorage
+	delay     time.Duration
+	abandoned atomic.Int64
+}
+
+func (s *slowStorage) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
+	select {
+	case <-time.After(s.delay):
+		return s.memStorage.ReadRange(ctx, path, off, n)
+	case <-ctx.Done():
+		s.abandoned.Add(1)
+		return nil, ctx.Err()
+	}
+}
+
+// TestInterleavedStreamsKeepTheirReadAhead: four readers sharing one open
+// file, each reading its own quarter in sequence, their reads interleaved
+// as the threads of one process send them, each get read ahead (followed
+// as one run, every read broke it), none of it dropped while it loads
+// (and fetched again), and every block is fetched once.
+func TestInterleavedStreamsKeepTheirReadAhead(t *testing.T) {
+	const quarter = 40 * testBlock
+	st := &slowStorage{memStorage: newMemStorage(map[string]int{"f": 4 * quarter}), delay: time.Millisecond}
+	files := New(context.Background(), st, Options{BlockSize: testBlock, ReadAhead: 32})
+	defer files.Close()
+	want := st.objects["f"]
+	r := files.Open("f", int64(len(want)), nil)
+	buf := make([]byte, testBlock/2)
+	for step := int64(0); step < quarter; step += int64(len(buf)) {
+		for q := int64(0); q < 4; q++ {
+			off := q*quarter + step
+			got, lease, err := r.Read(context.Background(), buf, off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want[off:off+int64(len(got))]) {
+				t.Fatalf("wrong bytes at %d", off)
+			}
+			lease.Release()
+		}
+	}
+	if n := st.abandoned.Load(); n > 0 {
+		t.Errorf("%d loads read ahead were abandoned while four streams read", n)
+	}
+	r.Close()
+	waitUntil(t, "loads to end", func() bool { return files.held.inUse() == 0 })
+	if got := st.bytes.Load(); got != int64(len(want)) {
+		t.Errorf("fetched %d bytes for a file of %d", got, len(want))
+	}
+	// Read ahead in spans: fewer requests than blocks (about 110; one a
+	// block, 158, when every read broke the run).
+	if n := st.reads.Load(); n > 145 {
+		t.Errorf("%d requests for 160 blocks read in four streams: little read-ahead", n)
+	}
+}
