@@ -16,7 +16,7 @@ import (
 )
 
 // TestTableReadBenchmark: a Delta table of 4 files of a million rows
-// (about 25 MB each) written to S3 (versitygw) by delta-rs, read whole and
+// (about 28 MiB each) written to S3 (versitygw) by delta-rs, read whole and
 // one column of it, each read in a new Python process: by delta-rs
 // (deltalake, from the bucket), by pyarrow's own S3 file system (the
 // Parquet files under the prefix, no log), and by pyarrow from latest/ of
@@ -29,8 +29,8 @@ import (
 //
 // DELTAFS_TABLEREAD_FLAGS adds flags to the mount (e.g. --block-size 1MiB);
 // DELTAFS_TABLEREAD_FILES and DELTAFS_TABLEREAD_ROWS (per file) change the
-// table written (delta-rs cuts files of more than about 4M rows in two,
-// and writes row groups of about 2M rows).
+// table written (delta-rs cuts a commit into files of about 100 MB,
+// with row groups of about a million rows).
 func TestTableReadBenchmark(t *testing.T) {
 	if os.Getenv("DELTAFS_TABLEREAD_BENCH") == "" {
 		t.Skip("benchmark: set DELTAFS_TABLEREAD_BENCH=1 to run")
