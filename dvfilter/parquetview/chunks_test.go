@@ -41,3 +41,21 @@ func TestColumnChunks(t *testing.T) {
 		t.Errorf("bytes that are not Parquet: %v, want ErrParquet", err)
 	}
 }
+
+// FuzzColumnChunks: any bytes give column chunks that lie in the file,
+// sorted, or an error; never a panic. (The mount reads ahead by them.)
+func FuzzColumnChunks(f *testing.F) {
+	f.Add(writeGroups(f, &parquet.Snappy, 3, 5))
+	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		chunks, err := ColumnChunks(context.Background(), &bytesSource{data: data}, int64(len(data)))
+		if err != nil {
+			return
+		}
+		for i, c := range chunks {
+			if c.Start < 4 || c.End <= c.Start || c.End > int64(len(data)) || (i > 0 && c.Start < chunks[i-1].Start) {
+				t.Fatalf("chunk %d of %d: %v in a file of %d bytes", i, len(chunks), c, len(data))
+			}
+		}
+	})
+}
