@@ -39,6 +39,12 @@ func (r *Files) block(ctx context.Context, path string, size, idx int64) ([]byte
 	})
 }
 
+// cached reports whether block idx of the file at path is in the cache.
+func (r *Files) cached(path string, idx int64) bool {
+	_, ok := r.blocks.Get(blockKey(path, idx))
+	return ok
+}
+
 // span loads blocks [first, first+n) of a file with one ranged read and,
 // if cache, puts them in the cache. A sequential reader's read-ahead asks
 // for several blocks at a time: fewer, larger requests, while a random

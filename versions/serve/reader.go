@@ -120,7 +120,7 @@ func (h *Reader) readAhead(off, end int64) {
 			s.scheduled = idx
 			continue
 		}
-		if _, ok := r.blocks.Get(blockKey(path, idx)); ok {
+		if r.cached(path, idx) {
 			if !h.take() {
 				return
 			}
@@ -129,12 +129,14 @@ func (h *Reader) readAhead(off, end int64) {
 			s.scheduled = idx
 			continue
 		}
-		n := int64(0)
-		for n < span && idx+n < to && h.held[idx+n] == nil && h.take() {
-			n++
-		}
-		if n == 0 {
+		// A span ends at a block held or cached: another stream of the
+		// reader may have read the blocks past this one.
+		n := int64(1)
+		if !h.take() {
 			return
+		}
+		for n < span && idx+n < to && h.held[idx+n] == nil && !r.cached(path, idx+n) && h.take() {
+			n++
 		}
 		h.loadSpan(idx, int(n), h.cachesReadAhead(s))
 		idx += n

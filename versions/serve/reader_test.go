@@ -356,3 +356,36 @@ func TestInterleavedStreamsKeepTheirReadAhead(t *testing.T) {
 		t.Errorf("%d requests for 160 blocks read in four streams: little read-ahead", n)
 	}
 }
+
+// TestReadAheadStopsAtCachedBlocks: a sequential reader whose read-ahead
+// reaches blocks another open has read (in the cache) takes them from the
+// cache; a span of read-ahead ends before them rather than fetching them
+// again.
+func TestReadAheadStopsAtCachedBlocks(t *testing.T) {
+	const size = 32 * testBlock
+	st := newMemStorage(map[string]int{"f": size})
+	files := New(context.Background(), st, Options{BlockSize: testBlock, ReadAhead: 16})
+	defer files.Close()
+	want := st.objects["f"]
+	read := func(from int64) {
+		r := files.Open("f", size, nil)
+		defer r.Close()
+		buf := make([]byte, testBlock/2)
+		for off := from; off < size; off += int64(len(buf)) {
+			got, lease, err := r.Read(context.Background(), buf, off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want[off:off+int64(len(got))]) {
+				t.Fatalf("wrong bytes at %d", off)
+			}
+			lease.Release()
+		}
+	}
+	read(size / 2) // the second half, into the cache
+	read(0)
+	waitUntil(t, "loads to end", func() bool { return files.held.inUse() == 0 })
+	if got := st.bytes.Load(); got != size {
+		t.Errorf("fetched %d bytes for a file of %d", got, size)
+	}
+}
