@@ -57,14 +57,7 @@ func TestReadAheadStopsAtTheColumnChunk(t *testing.T) {
 		t.Helper()
 		buf := make([]byte, 16<<10)
 		for off := from; off < to; off += int64(len(buf)) {
-			got, lease, err := r.Read(context.Background(), buf[:min(int64(len(buf)), to-off)], off)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, data[off:off+int64(len(got))]) {
-				t.Fatalf("wrong bytes at %d", off)
-			}
-			lease.Release()
+			checkRead(t, r, buf[:min(int64(len(buf)), to-off)], off, data)
 		}
 	}
 	settled := func() int64 {

@@ -146,6 +146,20 @@ func readSequentially(t *testing.T, size, n, readAhead int) int64 {
 	return st.reads.Load()
 }
 
+// checkRead reads len(buf) bytes at off through r, checks them against
+// the file's bytes want and releases them.
+func checkRead(t *testing.T, r *Reader, buf []byte, off int64, want []byte) {
+	t.Helper()
+	got, lease, err := r.Read(context.Background(), buf, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want[off:off+int64(len(got))]) {
+		t.Fatalf("wrong bytes at %d", off)
+	}
+	lease.Release()
+}
+
 // TestClosedReaderGivesBlocksBack: every block a reader held, loaded or
 // still loading, goes back to the budget once it is closed.
 func TestClosedReaderGivesBlocksBack(t *testing.T) {
@@ -182,14 +196,7 @@ func TestCopyLeavesTheCacheAlone(t *testing.T) {
 		defer r.Close()
 		buf := make([]byte, testBlock)
 		for off := from * testBlock; off < to*testBlock; off += testBlock {
-			got, lease, err := r.Read(context.Background(), buf, off)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want[off:off+testBlock]) {
-				t.Fatalf("%s: wrong bytes at %d", path, off)
-			}
-			lease.Release()
+			checkRead(t, r, buf, off, want)
 		}
 	}
 	read("big", 0, blocks)
@@ -332,14 +339,7 @@ func TestInterleavedStreamsKeepTheirReadAhead(t *testing.T) {
 	for step := int64(0); step < quarter; step += int64(len(buf)) {
 		for q := int64(0); q < 4; q++ {
 			off := q*quarter + step
-			got, lease, err := r.Read(context.Background(), buf, off)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want[off:off+int64(len(got))]) {
-				t.Fatalf("wrong bytes at %d", off)
-			}
-			lease.Release()
+			checkRead(t, r, buf, off, want)
 		}
 	}
 	if n := st.abandoned.Load(); n > 0 {
@@ -372,14 +372,7 @@ func TestReadAheadStopsAtCachedBlocks(t *testing.T) {
 		defer r.Close()
 		buf := make([]byte, testBlock/2)
 		for off := from; off < size; off += int64(len(buf)) {
-			got, lease, err := r.Read(context.Background(), buf, off)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want[off:off+int64(len(got))]) {
-				t.Fatalf("wrong bytes at %d", off)
-			}
-			lease.Release()
+			checkRead(t, r, buf, off, want)
 		}
 	}
 	read(size / 2) // the second half, into the cache
