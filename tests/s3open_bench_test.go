@@ -76,9 +76,7 @@ func TestS3OpenBenchmark(t *testing.T) {
 			if snap.Version != c.latest {
 				t.Fatalf("%s: v%d, want v%d", c.name, snap.Version, c.latest)
 			}
-			cmd := exec.Command(python, filepath.Join("..", "bench", "deltars_snapshot.py"), "s3://"+servers.Bucket+"/"+prefix, "--repeat", "1")
-			cmd.Env = env
-			out, err := cmd.Output()
+			out, err := pyCommand(python, env, filepath.Join("..", "bench", "deltars_snapshot.py"), "s3://"+servers.Bucket+"/"+prefix, "--repeat", "1").Output()
 			if err != nil {
 				t.Fatalf("delta-rs: %v: %s", err, out)
 			}

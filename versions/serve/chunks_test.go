@@ -84,8 +84,7 @@ func TestReadAheadStopsAtTheColumnChunk(t *testing.T) {
 		t.Helper()
 		read(r, e.Start, e.End+2*testBlock)
 		waitUntil(t, "read-ahead past the chunk", func() bool {
-			_, ok := files.blocks.Get(blockKey("f.parquet", (e.End+8*testBlock)/testBlock))
-			return ok
+			return files.cached("f.parquet", (e.End+8*testBlock)/testBlock)
 		})
 		r.Close()
 	}
@@ -95,8 +94,7 @@ func TestReadAheadStopsAtTheColumnChunk(t *testing.T) {
 	r = files.Open("f.parquet", size, nil)
 	read(r, 0, chunks[0].End-4*testBlock)
 	waitUntil(t, "a copy's read-ahead past the first chunk", func() bool {
-		_, ok := files.blocks.Get(blockKey("f.parquet", chunks[0].End/testBlock+1))
-		return ok
+		return files.cached("f.parquet", chunks[0].End/testBlock+1)
 	})
 	r.Close()
 }

@@ -78,9 +78,7 @@ func TestReadAheadPrefetchesSequentialReads(t *testing.T) {
 		}
 	}
 	waitUntil(t, "read-ahead of blocks 2 and 3", func() bool {
-		_, ok2 := files.blocks.Get(blockKey("big.bin", 2))
-		_, ok3 := files.blocks.Get(blockKey("big.bin", 3))
-		return ok2 && ok3
+		return files.cached("big.bin", 2) && files.cached("big.bin", 3)
 	})
 	before := st.readsOf("big.bin", 2*testBlock)
 	got, lease, err := r.Read(context.Background(), buf, 2*testBlock)
@@ -213,7 +211,7 @@ func TestCopyLeavesTheCacheAlone(t *testing.T) {
 	}{{"small", 0, 8}, {"big", 60, 70}} {
 		read(run.path, run.from, run.to)
 		for idx := run.from; idx < run.to; idx++ {
-			if _, ok := files.blocks.Get(blockKey(run.path, idx)); !ok {
+			if !files.cached(run.path, idx) {
 				t.Errorf("%s: block %d, read in a run from block %d, is not in the cache", run.path, idx, run.from)
 			}
 		}
@@ -338,8 +336,7 @@ func TestInterleavedStreamsKeepTheirReadAhead(t *testing.T) {
 	buf := make([]byte, testBlock/2)
 	for step := int64(0); step < quarter; step += int64(len(buf)) {
 		for q := int64(0); q < 4; q++ {
-			off := q*quarter + step
-			checkRead(t, r, buf, off, want)
+			checkRead(t, r, buf, q*quarter+step, want)
 		}
 	}
 	if n := st.abandoned.Load(); n > 0 {
