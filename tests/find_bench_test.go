@@ -36,9 +36,7 @@ func TestFindBenchmark(t *testing.T) {
 			t.Setenv("GOMEMLIMIT", limit) // empty: the mount sets its own
 			mp := t.TempDir()
 			p := startMount(t, bin, table, mp)
-			if _, ok := p.waitReady(120 * time.Second); !ok {
-				t.Fatalf("no ready line; stderr:\n%s", p.stderr.String())
-			}
+			p.ready(t)
 			start := time.Now()
 			out, err := exec.Command("find", filepath.Join(mp, "latest")+"/", "-type", "f").Output()
 			wall := time.Since(start)
@@ -49,8 +47,7 @@ func TestFindBenchmark(t *testing.T) {
 			walls[limit] = append(walls[limit], wall.Seconds())
 			cpus[limit] = append(cpus[limit], processCPU(t, pid))
 			peaks[limit] = append(peaks[limit], float64(vmHWM(t, pid)>>20))
-			p.cmd.Process.Signal(syscall.SIGTERM)
-			p.wait(30 * time.Second)
+			p.stop(t, syscall.SIGTERM)
 			t.Logf("round %d, GOMEMLIMIT=%q: find %.1f s", round, limit, wall.Seconds())
 		}
 	}

@@ -71,12 +71,9 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	// The bytes, once, outside the timed runs.
 	mp := t.TempDir()
 	p := startMount(t, bin, location, mp, flags...)
-	if _, ok := p.waitReady(60 * time.Second); !ok {
-		t.Fatal("no ready line")
-	}
+	p.ready(t)
 	rrReadFile(t, filepath.Join(mp, "latest", "big.bin"), want)
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	p.wait(15 * time.Second)
+	p.stop(t, syscall.SIGTERM)
 	for _, s := range [][]time.Duration{curls, rclones, mounts} {
 		slices.Sort(s)
 	}
@@ -99,9 +96,7 @@ func freshMountRead(t *testing.T, bin, location string, size int64, flags []stri
 	t.Helper()
 	mp := t.TempDir()
 	p := startMount(t, bin, location, mp, flags...)
-	if _, ok := p.waitReady(60 * time.Second); !ok {
-		t.Fatalf("%s mount: no ready line; stderr:\n%s", bin, p.stderr.String())
-	}
+	p.ready(t)
 	d := timeRead(t, filepath.Join(mp, "latest", "big.bin"), size)
 	pid := p.cmd.Process.Pid
 	peak := vmHWM(t, pid)
@@ -109,8 +104,7 @@ func freshMountRead(t *testing.T, bin, location string, size int64, flags []stri
 	if s := p.stderr.String(); s != "" {
 		t.Logf("mount stderr: %s", s)
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	p.wait(15 * time.Second)
+	p.stop(t, syscall.SIGTERM)
 	return d, peak
 }
 

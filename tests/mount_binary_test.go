@@ -85,9 +85,20 @@ type mountProc struct {
 	out []string // GUARDED_BY(mu): every stdout line so far
 }
 
+// procPatience bounds every wait on a deltafs process: generous for a
+// loaded machine, there only to turn a hang into a failure.
+const procPatience = 2 * time.Minute
+
 func startMount(t *testing.T, bin, table, dir string, extra ...string) *mountProc {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"mount", table, dir}, extra...)...)
+	return startProc(t, bin, dir, append([]string{"mount", table, dir}, extra...)...)
+}
+
+// startProc runs bin with args, collecting its output; dir is where it
+// mounts, detached at cleanup if the process left it mounted.
+func startProc(t *testing.T, bin, dir string, args ...string) *mountProc {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	p := &mountProc{cmd: cmd, dir: dir, stderr: &lockedBuffer{}, lines: make(chan string, 100)}
 	cmd.Stderr = p.stderr
 	stdout, err := cmd.StdoutPipe()
@@ -126,22 +137,39 @@ func (p *mountProc) stdout() string {
 	return strings.Join(p.out, "\n")
 }
 
-// waitReady waits for the "ready" line; false if the process ended first or
-// the wait timed out.
-func (p *mountProc) waitReady(d time.Duration) (string, bool) {
-	timeout := time.After(d)
-	for {
+// ready waits for the "ready" line and returns it; the test fails, with
+// what the process printed, if the process ends or hangs first.
+func (p *mountProc) ready(t *testing.T) string {
+	t.Helper()
+	timeout := time.After(procPatience)
+	for ended := false; !ended; {
 		select {
 		case line, ok := <-p.lines:
-			if !ok {
-				return "", false
+			if ok && strings.HasPrefix(line, "ready") {
+				return line
 			}
-			if strings.HasPrefix(line, "ready") {
-				return line, true
-			}
+			ended = !ok
 		case <-timeout:
-			return "", false
+			ended = true
 		}
+	}
+	code, _ := p.wait(procPatience)
+	t.Fatalf("%s: no ready line; exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(p.cmd.Args, " "), code, p.stdout(), p.stderr.String())
+	return ""
+}
+
+// stop sends sig; the test fails unless the process then exits 0 and
+// leaves nothing mounted.
+func (p *mountProc) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	if code, timedOut := p.wait(procPatience); timedOut || code != 0 {
+		t.Errorf("%s after %v: exit %d (timed out: %v), want 0; stderr:\n%s", strings.Join(p.cmd.Args, " "), sig, code, timedOut, p.stderr.String())
+	}
+	if isMounted(t, p.dir) {
+		t.Errorf("%s still mounted after deltafs exited", p.dir)
 	}
 }
 
@@ -171,12 +199,7 @@ func TestMountBinarySignals(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			p := startMount(t, bin, table, dir)
-			line, ok := p.waitReady(30 * time.Second)
-			if !ok {
-				code, _ := p.wait(10 * time.Second)
-				t.Fatalf("no ready line; exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout(), p.stderr.String())
-			}
-			t.Logf("%s", line)
+			t.Logf("%s", p.ready(t))
 			if !isMounted(t, dir) {
 				t.Fatalf("ready printed but %s is not in /proc/mounts", dir)
 			}
@@ -186,19 +209,7 @@ func TestMountBinarySignals(t *testing.T) {
 			if names, err := walkFiles(filepath.Join(dir, "latest")); err != nil || len(names) != 6 {
 				t.Errorf("latest: %d files (want 6), %v", len(names), err)
 			}
-			if err := p.cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			code, timedOut := p.wait(15 * time.Second)
-			if timedOut {
-				t.Fatalf("deltafs did not exit within 15s of %v; stderr:\n%s", sig, p.stderr.String())
-			}
-			if code != 0 {
-				t.Errorf("exit status %d after %v, want 0; stderr:\n%s", code, sig, p.stderr.String())
-			}
-			if isMounted(t, dir) {
-				t.Errorf("%s still mounted after deltafs exited", dir)
-			}
+			p.stop(t, sig)
 		})
 	}
 }
@@ -259,10 +270,7 @@ func TestMountBinarySignalWhileBusy(t *testing.T) {
 	table := filepath.Join(TestdataDir(t), "dat/reader_tests/generated/basic_append/delta")
 	dir := t.TempDir()
 	p := startMount(t, bin, table, dir)
-	if _, ok := p.waitReady(30 * time.Second); !ok {
-		code, _ := p.wait(10 * time.Second)
-		t.Fatalf("no ready line; exit %d\nstderr:\n%s", code, p.stderr.String())
-	}
+	p.ready(t)
 	names, err := walkFiles(filepath.Join(dir, "latest"))
 	if err != nil || len(names) == 0 {
 		t.Fatalf("latest: %v %v", names, err)
@@ -272,19 +280,7 @@ func TestMountBinarySignalWhileBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	code, timedOut := p.wait(15 * time.Second)
-	if timedOut {
-		t.Fatalf("deltafs did not exit within 15s of SIGTERM with a file open; stderr:\n%s", p.stderr.String())
-	}
-	if code != 0 {
-		t.Errorf("exit status %d after SIGTERM with a file open, want 0; stderr:\n%s", code, p.stderr.String())
-	}
-	if isMounted(t, dir) {
-		t.Errorf("%s still mounted after deltafs exited (a file was open)", dir)
-	}
+	p.stop(t, syscall.SIGTERM)
 }
 
 // TestMountBinaryDemo runs `deltafs demo DIR`: it must write the sample
@@ -295,39 +291,8 @@ func TestMountBinaryDemo(t *testing.T) {
 	bin := deltafsBin(t)
 	dir := t.TempDir()
 	mnt := filepath.Join(dir, "mnt")
-	cmd := exec.Command(bin, "demo", dir)
-	p := &mountProc{cmd: cmd, dir: mnt, stderr: &lockedBuffer{}, lines: make(chan string, 100)}
-	cmd.Stderr = p.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_, _ = cmd.Process.Wait()
-		}
-		if isMounted(t, mnt) {
-			_ = syscall.Unmount(mnt, syscall.MNT_DETACH)
-		}
-	})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.out = append(p.out, sc.Text())
-			p.mu.Unlock()
-			p.lines <- sc.Text()
-		}
-		close(p.lines)
-	}()
-	if _, ok := p.waitReady(60 * time.Second); !ok {
-		code, _ := p.wait(10 * time.Second)
-		t.Fatalf("demo: no ready line; exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout(), p.stderr.String())
-	}
+	p := startProc(t, bin, mnt, "demo", dir)
+	p.ready(t)
 	if !waitFor(5*time.Second, func() bool { return strings.Contains(p.stdout(), "Ctrl-C") }) {
 		t.Errorf("demo printed no tour after ready:\n%s", p.stdout())
 	}
@@ -356,16 +321,7 @@ func TestMountBinaryDemo(t *testing.T) {
 	if err != nil || strings.Count(string(hist), "\n") != 6 {
 		t.Errorf("history.jsonl: %v\n%s", err, hist)
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	code, timedOut := p.wait(15 * time.Second)
-	if timedOut || code != 0 {
-		t.Errorf("demo after SIGINT: exit %d (timed out: %v), want 0; stderr:\n%s", code, timedOut, p.stderr.String())
-	}
-	if isMounted(t, mnt) {
-		t.Errorf("%s still mounted after the demo exited", mnt)
-	}
+	p.stop(t, syscall.SIGINT)
 }
 
 // TestDemoOutlivesItsReader: `deltafs demo | head -1` must not kill the
@@ -438,13 +394,8 @@ func TestMountBinaryXAttrsFlag(t *testing.T) {
 				extra = []string{"--xattrs"}
 			}
 			p := startMount(t, bin, table, dir, extra...)
-			if _, ok := p.waitReady(30 * time.Second); !ok {
-				t.Fatalf("no ready line:\n%s", p.stderr)
-			}
-			defer func() {
-				p.cmd.Process.Signal(syscall.SIGTERM)
-				p.wait(15 * time.Second)
-			}()
+			p.ready(t)
+			defer p.stop(t, syscall.SIGTERM)
 			files, err := walkFiles(filepath.Join(dir, "latest"))
 			if err != nil || len(files) == 0 {
 				t.Fatalf("latest: %v, %v", files, err)

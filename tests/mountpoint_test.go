@@ -7,7 +7,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
@@ -46,28 +45,19 @@ func TestMountPointSafety(t *testing.T) {
 	refused(filepath.Join(full, "keep.txt"), "is not a directory")
 
 	p := startMount(t, bin, table, full, "--nonempty", "--refresh=-1s")
-	if _, ok := p.waitReady(time.Minute); !ok {
-		t.Fatalf("--nonempty: no ready line; stderr:\n%s", p.stderr.String())
-	}
+	p.ready(t)
 	refused(full, "already mounted by deltafs (pid ")
 	if _, err := os.Stat(filepath.Join(full, "latest", "part-0.parquet")); err != nil {
 		t.Errorf("the first mount stopped serving: %v", err)
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code, timedOut := p.wait(time.Minute); code != 0 || timedOut {
-		t.Errorf("exit %d (timed out: %v)", code, timedOut)
-	}
+	p.stop(t, syscall.SIGTERM)
 
 	// kill -9 leaves a dead mount: a new mount says how to clear it.
 	dead := t.TempDir()
 	p = startMount(t, bin, table, dead, "--refresh=-1s")
-	if _, ok := p.waitReady(time.Minute); !ok {
-		t.Fatalf("no ready line; stderr:\n%s", p.stderr.String())
-	}
+	p.ready(t)
 	_ = p.cmd.Process.Kill()
-	p.wait(time.Minute)
+	p.wait(procPatience)
 	refused(dead, "fusermount3 -u "+dead)
 	_ = syscall.Unmount(dead, syscall.MNT_DETACH)
 }

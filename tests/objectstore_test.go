@@ -17,7 +17,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/tests/deltagen"
@@ -166,10 +165,7 @@ func TestObjectStoreMount(t *testing.T) {
 
 			mp := t.TempDir()
 			p := startMount(t, bin, location, mp)
-			if _, ok := p.waitReady(60 * time.Second); !ok {
-				code, _ := p.wait(10 * time.Second)
-				t.Fatalf("no ready line; exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout(), p.stderr.String())
-			}
+			p.ready(t)
 			for _, f := range snap.Files {
 				want, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f.Path)))
 				if err != nil {
@@ -182,12 +178,7 @@ func TestObjectStoreMount(t *testing.T) {
 					t.Errorf("%s through the mount: %d bytes differ from the source's %d", f.Path, len(got), len(want))
 				}
 			}
-			if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-			if code, timedOut := p.wait(15 * time.Second); timedOut || code != 0 {
-				t.Errorf("deltafs mount: exit %d (timed out: %v) after SIGTERM; stderr:\n%s", code, timedOut, p.stderr.String())
-			}
+			p.stop(t, syscall.SIGTERM)
 		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/tests/deltagen"
@@ -55,13 +54,8 @@ func TestRcloneListBenchmark(t *testing.T) {
 		proxy, via := servers.StartProxy(t, srv)
 		dir := t.TempDir()
 		p := startMount(t, bin, via.Location(prefix), dir, flags...)
-		if _, ok := p.waitReady(120 * time.Second); !ok {
-			t.Fatalf("deltafs mount: no ready line; stderr:\n%s", p.stderr.String())
-		}
-		defer func() {
-			p.cmd.Process.Signal(syscall.SIGTERM)
-			p.wait(15 * time.Second)
-		}()
+		p.ready(t)
+		defer p.stop(t, syscall.SIGTERM)
 		mounts = append(mounts, mount{strings.TrimSpace("deltafs " + strings.Join(flags, " ")), filepath.Join(dir, "latest"), proxy})
 	}
 	proxy, via := servers.StartProxy(t, srv)

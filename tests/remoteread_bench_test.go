@@ -92,12 +92,9 @@ func TestRemoteReadBenchmark(t *testing.T) {
 		r := rrPaired(runs, func() time.Duration { return rrDownload(t, object, size, 0) }, func() (time.Duration, blobstore.Counts) {
 			mp := t.TempDir()
 			p := startMount(t, binPath, location, mp)
-			if _, ok := p.waitReady(60 * time.Second); !ok {
-				t.Fatalf("deltafs mount: no ready line; stderr:\n%s", p.stderr.String())
-			}
+			p.ready(t)
 			d := rrReadFile(t, filepath.Join(mp, "latest", "big.bin"), want)
-			p.cmd.Process.Signal(syscall.SIGTERM)
-			p.wait(15 * time.Second)
+			p.stop(t, syscall.SIGTERM)
 			return d, blobstore.Counts{}
 		})
 		t.Logf("%-9v %-40s %10.0f %10.0f %6.2fx", time.Duration(0), "bin/deltafs mount (s3 defaults)",

@@ -54,13 +54,10 @@ func TestTableReadBenchmark(t *testing.T) {
 			mp := t.TempDir()
 			start := time.Now()
 			proc := startMount(t, bin, srv.Location(prefix), mp, strings.Fields(os.Getenv("DELTAFS_TABLEREAD_FLAGS"))...)
-			if _, ok := proc.waitReady(60 * time.Second); !ok {
-				t.Fatalf("mount: no ready line; stderr:\n%s", proc.stderr.String())
-			}
+			proc.ready(t)
 			ready := time.Since(start).Seconds()
 			m := tableRead(t, python, env, "folder", filepath.Join(mp, "latest"), columns)
-			proc.cmd.Process.Signal(syscall.SIGTERM)
-			proc.wait(15 * time.Second)
+			proc.stop(t, syscall.SIGTERM)
 			if m.Rows != d.Rows || m.Rows != p.Rows || m.Bytes != d.Bytes {
 				t.Fatalf("reads differ: deltalake %+v, pyarrow-s3 %+v, mount %+v", d, p, m)
 			}
