@@ -37,11 +37,7 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	requireFUSE(t)
 	bin, rclone := deltafsBin(t), rcloneBin(t)
 	srv := servers.Start(t, servers.VersityGW)
-	size := int64(1 << 30)
-	if s := os.Getenv("DELTAFS_FRESH_MIB"); s != "" {
-		mib, _ := strconv.Atoi(s)
-		size = int64(mib) << 20
-	}
+	size := int64(envInt("DELTAFS_FRESH_MIB", 1024)) << 20
 	location := srv.Location("fresh/" + t.Name())
 	want := rrPutTable(t, location, size)
 	object := fmt.Sprintf("http://%s/%s/fresh/%s/big.bin", srv.Addr, servers.Bucket, t.Name())

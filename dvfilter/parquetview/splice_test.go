@@ -58,27 +58,8 @@ func mkSpliceRow(i int64) spliceRow {
 // writeSpliceFile writes row groups of the given sizes with small pages.
 func writeSpliceFile(t testing.TB, codec compress.Codec, version int, groups ...int) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[spliceRow](&buf, parquet.Compression(codec),
+	return writeRowGroups(t, mkSpliceRow, groups, parquet.Compression(codec),
 		parquet.PageBufferSize(512), parquet.DataPageVersion(version))
-	var id int64
-	for _, n := range groups {
-		rows := make([]spliceRow, n)
-		for i := range rows {
-			rows[i] = mkSpliceRow(id)
-			id++
-		}
-		if _, err := w.Write(rows); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // pageStarts returns the first row of every data page of column col of row

@@ -42,13 +42,20 @@ func mkRow(i int64) viewRow {
 // groups (its row count); row i holds mkRow(i).
 func writeGroups(t testing.TB, codec compress.Codec, groups ...int) []byte {
 	t.Helper()
+	return writeRowGroups(t, mkRow, groups, parquet.Compression(codec))
+}
+
+// writeRowGroups writes a Parquet file with one row group per element of
+// groups (its row count); row i holds mk(i).
+func writeRowGroups[T any](t testing.TB, mk func(int64) T, groups []int, options ...parquet.WriterOption) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[viewRow](&buf, parquet.Compression(codec))
+	w := parquet.NewGenericWriter[T](&buf, options...)
 	var id int64
 	for _, n := range groups {
-		rows := make([]viewRow, n)
+		rows := make([]T, n)
 		for i := range rows {
-			rows[i] = mkRow(id)
+			rows[i] = mk(id)
 			id++
 		}
 		if _, err := w.Write(rows); err != nil {
