@@ -7,11 +7,13 @@ import (
 	"github.com/deltafs/deltafs/replay/action"
 )
 
-// supportedReaderFeatures are the reader features deltafs implements. deltafs
-// serves data files as they are stored, so features that only change how a
-// reader decodes rows inside a file (types, column names) do not change which
-// files and rows are live, and are supported; deletion vectors are applied by
-// dvfilter; v2 checkpoints are read by checkpoint. Anything else, including
+// supportedReaderFeatures are the reader features deltafs implements.
+// Features that only change how a reader decodes rows inside a file do not
+// change which files and rows are live; of those, column names (column
+// mapping) and widened types (type widening) are served as the table has
+// them by versions/layout and dvfilter/parquetview, the others (new types)
+// are the stored bytes. Deletion vectors are applied by dvfilter; v2
+// checkpoints are read by checkpoint. Anything else, including
 // catalog-managed tables whose newest commits live in a catalog, is refused.
 var supportedReaderFeatures = map[string]bool{
 	"columnMapping":            true,

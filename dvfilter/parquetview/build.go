@@ -36,7 +36,9 @@ func (o BuildOptions) withDefaults() BuildOptions {
 
 // Build makes the view of a Parquet data file of size bytes, read through
 // src, without the rows in vec (nil: none), with the columns opts.Rename
-// serves (nil: as stored).
+// serves (nil: as stored). A file with a column opts.Rename widens has
+// every row group re-encoded, its values converted; the rest of this
+// comment is about the others.
 //
 // It reads the footer (usually one ranged read of the file's tail) and
 // decides per row group: a row group that loses no row is copied byte for
@@ -79,7 +81,13 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	if err != nil {
 		return nil, err
 	}
-	if vec.Cardinality() == 0 && opts.Rename != nil {
+	var widen []*widening
+	if opts.Rename != nil {
+		if widen, err = opts.Rename.widenings(md); err != nil {
+			return nil, err
+		}
+	}
+	if vec.Cardinality() == 0 && opts.Rename != nil && widen == nil {
 		return renamedView(md, size, dataEnd, opts.Rename)
 	}
 	var total int64
@@ -95,7 +103,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 
 	v := &View{Deleted: int64(vec.Cardinality())}
 	b := &viewBuilder{v: v}
-	re := &reencoder{ctx: ctx, src: src, size: size, vec: vec, opts: opts}
+	re := &reencoder{ctx: ctx, src: src, size: size, vec: vec, opts: opts, widen: widen}
 	defer func() {
 		if err != nil && v.spill != nil {
 			v.spill.Close()
@@ -116,7 +124,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		switch {
 		case lost == rg.NumRows && rg.NumRows > 0:
 			v.DroppedRowGroups++
-		case lost == 0:
+		case lost == 0 && widen == nil:
 			nrg, err := copyRowGroup(b, rg, dataEnd)
 			if err != nil {
 				return nil, fmt.Errorf("row group %d: %w", i, err)
@@ -124,7 +132,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 			out.RowGroups = append(out.RowGroups, nrg)
 			v.CopiedRowGroups++
 		default:
-			if pageSplicing {
+			if pageSplicing && widen == nil {
 				nrg, pages, err := spliceRowGroup(ctx, b, src, md, rg, first, vec, dataEnd)
 				if err == nil {
 					out.RowGroups = append(out.RowGroups, nrg)
@@ -156,6 +164,11 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	v.Rows = out.NumRows
 	if v.Rows != total-v.Deleted {
 		return nil, fmt.Errorf("filtered file has %d rows, want %d of %d: %w", v.Rows, total-v.Deleted, total, ErrParquet)
+	}
+	if widen != nil {
+		if out.Schema, err = re.widenSchema(md.Schema); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Rename != nil {
 		if err := opts.Rename.apply(&out); err != nil {

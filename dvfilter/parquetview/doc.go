@@ -1,8 +1,10 @@
 // Package parquetview serves a Parquet data file as a view: another valid
 // Parquet file made of byte ranges of the stored one and a few new bytes,
-// built by transforms of the stored file. Two transforms exist: leaving out
-// rows (the rows a deletion vector deletes: Build's Rows), and serving the
-// columns under other names, or fewer of them (Rename: column mapping).
+// built by transforms of the stored file. Three transforms exist: leaving
+// out rows (the rows a deletion vector deletes: Build's Rows), serving the
+// columns under other names, or fewer of them (Rename: column mapping),
+// and serving columns in wider types than stored (a Rename's LeafType:
+// type widening, widen.go; every row group is then re-encoded).
 //
 // A row group that loses no row is copied byte for byte; one that loses
 // every row is dropped; one that loses some is rebuilt page by page where

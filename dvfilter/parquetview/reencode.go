@@ -24,6 +24,9 @@ type reencoder struct {
 	size int64
 	vec  Rows
 	opts BuildOptions
+	// widen, when set, converts the leaves it names (see widening); every
+	// row group is then re-encoded.
+	widen []*widening
 
 	pf    *parquet.File
 	spill *os.File // unlinked; nil until a row group spills
@@ -92,7 +95,7 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	spill := re.opts.SpillThreshold < 0 || compressed > re.opts.SpillThreshold
 
 	wopts := []parquet.WriterOption{
-		writeSchema(pf.Schema()),
+		writeSchema(pf.Schema(), re.widen),
 		parquet.Compression(codec),
 		parquet.DataPageVersion(1), // what every reader understands
 		parquet.CreatedBy("deltafs", "parquetview", "reencode"),
@@ -152,11 +155,8 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 			return p[:k], err
 		})
 	} else {
-		data := mem.Bytes()
-		tmpSize = int64(len(data))
-		tmp = RangeReaderFunc(func(_ context.Context, off, n int64) ([]byte, error) {
-			return data[off:min(off+n, int64(len(data)))], nil
-		})
+		tmpSize = int64(mem.Len())
+		tmp = bytesRange(mem.Bytes())
 	}
 	tmd, tEnd, err := readFooter(re.ctx, tmp, tmpSize)
 	if err != nil {
@@ -179,7 +179,7 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 		for j := range nrg.Columns {
 			cc := &nrg.Columns[j]
 			if !slices.Equal(cc.MetaData.PathInSchema, rg.Columns[j].MetaData.PathInSchema) ||
-				cc.MetaData.Type != rg.Columns[j].MetaData.Type {
+				(cc.MetaData.Type != rg.Columns[j].MetaData.Type && re.widening(j) == nil) {
 				return nil, fmt.Errorf("re-encoded column %d is %v %v, want %v %v: %w", j,
 					cc.MetaData.PathInSchema, cc.MetaData.Type, rg.Columns[j].MetaData.PathInSchema, rg.Columns[j].MetaData.Type, ErrParquet)
 			}
@@ -247,7 +247,7 @@ func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first, num
 				<-sem
 				wg.Done()
 			}()
-			r.rows, r.kept, r.err = re.copyColumn(dst[j], src[j], first, deleted)
+			r.rows, r.kept, r.err = re.copyColumn(dst[j], src[j], first, deleted, re.widening(j))
 		}()
 	}
 	wg.Wait()
@@ -271,10 +271,19 @@ func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first, num
 	return kept, nil
 }
 
+// widening returns the conversion of leaf j, or nil.
+func (re *reencoder) widening(j int) *widening {
+	if j < len(re.widen) {
+		return re.widen[j]
+	}
+	return nil
+}
+
 // copyColumn copies the values of one column chunk whose first row has
-// index first, without those of deleted rows (ascending), to dst. A value
-// with repetition level 0 starts a row. It returns the rows seen and kept.
-func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChunk, first int64, deleted []uint64) (rows, kept int64, err error) {
+// index first, without those of deleted rows (ascending), to dst,
+// converted by wd when set. A value with repetition level 0 starts a row.
+// It returns the rows seen and kept.
+func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChunk, first int64, deleted []uint64, wd *widening) (rows, kept int64, err error) {
 	r := parquet.NewColumnChunkValueReader(src)
 	defer r.Close()
 	buf := make([]parquet.Value, 4096)
@@ -298,6 +307,13 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 				}
 			}
 			if !drop {
+				if wd != nil && !v.IsNull() {
+					w, err := wd.convert(v)
+					if err != nil {
+						return 0, 0, err
+					}
+					v = w.Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
+				}
 				pending = append(pending, v)
 			}
 		}
@@ -333,4 +349,47 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 			return 0, 0, fmt.Errorf("decode: no progress at row %d: %w", row, ErrParquet)
 		}
 	}
+}
+
+// bytesRange reads from data.
+func bytesRange(data []byte) RangeReader {
+	return RangeReaderFunc(func(_ context.Context, off, n int64) ([]byte, error) {
+		return data[off:min(off+n, int64(len(data)))], nil
+	})
+}
+
+// widenSchema returns schema (the source's) with the leaves re widens in
+// their new types, as parquet-go writes them: the schema of a file of no
+// rows written as re-encoded row groups are.
+func (re *reencoder) widenSchema(schema []format.SchemaElement) ([]format.SchemaElement, error) {
+	pf, err := re.open()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := parquet.NewWriter(&buf, writeSchema(pf.Schema(), re.widen)).Close(); err != nil {
+		return nil, fmt.Errorf("widened schema: %w", err)
+	}
+	tmd, _, err := readFooter(re.ctx, bytesRange(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		return nil, fmt.Errorf("widened schema: %w", err)
+	}
+	if len(tmd.Schema) != len(schema) {
+		return nil, fmt.Errorf("widened schema has %d elements, the source %d: %w", len(tmd.Schema), len(schema), ErrParquet)
+	}
+	out := slices.Clone(schema)
+	leaf := 0
+	for i := 1; i < len(out); i++ {
+		if out[i].NumChildren.V > 0 {
+			continue
+		}
+		if re.widening(leaf) != nil {
+			t := &tmd.Schema[i]
+			el := &out[i]
+			el.Type, el.TypeLength, el.ConvertedType, el.LogicalType = t.Type, t.TypeLength, t.ConvertedType, t.LogicalType
+			el.Scale, el.Precision = t.Scale, t.Precision
+		}
+		leaf++
+	}
+	return out, nil
 }

@@ -11,7 +11,8 @@ import (
 // the logical schema of a column-mapped Delta table at one version. Source
 // columns are found by physical name, or by Parquet field id when ByID;
 // source columns that match no Column (dropped from the table) are not
-// served. Only the footer changes: the data pages are the source's.
+// served. Only the footer changes, the data pages are the source's, unless
+// a leaf's Type is wider than the stored one.
 type Rename struct {
 	ByID    bool
 	Columns []Column
@@ -31,6 +32,9 @@ type Column struct {
 	// Element, key and value keep the source's names; only the fields of
 	// structs inside them are renamed.
 	Children []Column
+	// Type, on a leaf whose type the table widened, is the table's type:
+	// a file storing a narrower one is served converted (see LeafType).
+	Type *LeafType
 }
 
 // ColumnKind is the shape of a Column.
@@ -52,16 +56,9 @@ var schemaCaches = []string{"ARROW:schema", "org.apache.spark.sql.parquet.row.me
 // their served names, and every row group keeps their column chunks, with
 // paths in the served names. Offsets are untouched.
 func (rn *Rename) apply(md *format.FileMetaData) error {
-	if len(md.Schema) == 0 {
-		return fmt.Errorf("footer without a schema: %w", ErrParquet)
-	}
-	w := &renameWalk{src: md.Schema, byID: rn.ByID}
-	root := Column{Kind: StructColumn, Children: rn.Columns}
-	if err := w.node(&root, md.Schema[0].Name, nil, 0); err != nil {
+	w := &renameWalk{}
+	if err := w.walk(md, rn); err != nil {
 		return err
-	}
-	if w.pos != len(md.Schema) {
-		return fmt.Errorf("schema has %d elements, its tree %d: %w", len(md.Schema), w.pos, ErrParquet)
 	}
 	newIndex := make([]int, len(w.keep)) // source leaf -> served leaf, -1: dropped
 	n := 0
@@ -118,6 +115,37 @@ func (rn *Rename) apply(md *format.FileMetaData) error {
 	return nil
 }
 
+// walk walks md's schema as rn serves it.
+func (w *renameWalk) walk(md *format.FileMetaData, rn *Rename) error {
+	if len(md.Schema) == 0 {
+		return fmt.Errorf("footer without a schema: %w", ErrParquet)
+	}
+	*w = renameWalk{src: md.Schema, byID: rn.ByID}
+	root := Column{Kind: StructColumn, Children: rn.Columns}
+	if err := w.node(&root, md.Schema[0].Name, nil, 0); err != nil {
+		return err
+	}
+	if w.pos != len(md.Schema) {
+		return fmt.Errorf("schema has %d elements, its tree %d: %w", len(md.Schema), w.pos, ErrParquet)
+	}
+	return nil
+}
+
+// widenings returns, per leaf of md's schema, how rn widens it (nil where
+// it is served as stored); nil when no leaf is.
+func (rn *Rename) widenings(md *format.FileMetaData) ([]*widening, error) {
+	var w renameWalk
+	if err := w.walk(md, rn); err != nil {
+		return nil, err
+	}
+	for _, wd := range w.widen {
+		if wd != nil {
+			return w.widen, nil
+		}
+	}
+	return nil, nil
+}
+
 // renameWalk walks the source schema (depth first, as Parquet flattens
 // it), writing the served schema and, per source leaf, whether it is kept
 // and its served path.
@@ -128,6 +156,7 @@ type renameWalk struct {
 	out   []format.SchemaElement
 	keep  []bool
 	paths [][]string
+	widen []*widening // per source leaf: its conversion, or nil
 }
 
 // node serves the element at w.pos, and its subtree, as col (nil: keep
@@ -151,6 +180,11 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 		}
 		w.keep = append(w.keep, true)
 		w.paths = append(w.paths, path)
+		var wd *widening
+		if col != nil && col.Type != nil {
+			wd = wideningFor(&el, *col.Type)
+		}
+		w.widen = append(w.widen, wd)
 		return nil
 	}
 	kept := int32(0)
@@ -242,6 +276,7 @@ func (w *renameWalk) skip(depth int) error {
 	if el.NumChildren.V <= 0 {
 		w.keep = append(w.keep, false)
 		w.paths = append(w.paths, nil)
+		w.widen = append(w.widen, nil)
 		return nil
 	}
 	for c := int32(0); c < el.NumChildren.V; c++ {

@@ -1,44 +1,67 @@
 package parquetview
 
 import (
+	"reflect"
+
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
 )
 
 // writeSchema returns the schema re-encoded row groups are written with:
 // the source file's schema, same fields in the same order, with every leaf
-// PLAIN-encoded. parquet-go guesses a file column's encoding from the
+// PLAIN-encoded, and the leaves widen names (by leaf index; nil: none) in
+// their wider types. parquet-go guesses a file column's encoding from the
 // chunk's encoding list, and its guess can be unwritable (RLE for INT32 in
 // parquet-mr files listing BIT_PACKED, RLE, PLAIN); PLAIN is valid for
 // every type. Each leaf keeps the compression of the source column.
-func writeSchema(s *parquet.Schema) *parquet.Schema {
-	return parquet.NewSchema(s.Name(), plainNode{s})
+func writeSchema(s *parquet.Schema, widen []*widening) *parquet.Schema {
+	leaf := 0
+	return parquet.NewSchema(s.Name(), plainNode(s, widen, &leaf))
 }
 
-// plainNode wraps a schema node, overriding leaf encodings. Fields keeps
-// the wrapped node's field order (parquet.Group would sort by name).
-type plainNode struct{ parquet.Node }
-
-func (n plainNode) Encoding() encoding.Encoding { return plainEncoding(n.Node) }
-func (n plainNode) Fields() []parquet.Field     { return plainFields(n.Node) }
-
-type plainField struct{ parquet.Field }
-
-func (f plainField) Encoding() encoding.Encoding { return plainEncoding(f.Field) }
-func (f plainField) Fields() []parquet.Field     { return plainFields(f.Field) }
-
-func plainEncoding(n parquet.Node) encoding.Encoding {
+// plainNode is n as written: a group keeps its field order (parquet.Group
+// would sort by name); *leaf counts the leaves met so far.
+func plainNode(n parquet.Node, widen []*widening, leaf *int) parquet.Node {
 	if n.Leaf() {
-		return &parquet.Plain
+		i := *leaf
+		*leaf++
+		if i < len(widen) && widen[i] != nil {
+			w := parquet.Encoded(widen[i].node, &parquet.Plain)
+			switch {
+			case n.Repeated():
+				return parquet.Repeated(w)
+			case n.Optional():
+				return parquet.Optional(w)
+			}
+			return parquet.Required(w)
+		}
+		return plainLeaf{n}
 	}
-	return nil
-}
-
-func plainFields(n parquet.Node) []parquet.Field {
 	fs := n.Fields()
 	out := make([]parquet.Field, len(fs))
 	for i, f := range fs {
-		out[i] = plainField{f}
+		out[i] = plainField{Node: plainNode(f, widen, leaf), field: f}
 	}
-	return out
+	return plainGroup{Node: n, fields: out}
 }
+
+type plainLeaf struct{ parquet.Node }
+
+func (plainLeaf) Encoding() encoding.Encoding { return &parquet.Plain }
+
+type plainGroup struct {
+	parquet.Node
+	fields []parquet.Field
+}
+
+func (g plainGroup) Fields() []parquet.Field { return g.fields }
+
+// plainField is a field of a plainGroup: the source field's name over its
+// node as written.
+type plainField struct {
+	parquet.Node
+	field parquet.Field
+}
+
+func (f plainField) Name() string                           { return f.field.Name() }
+func (f plainField) Value(base reflect.Value) reflect.Value { return f.field.Value(base) }

@@ -60,9 +60,11 @@ func isShortRead(err error) bool { return bytes.Contains([]byte(err.Error()), []
 // columns of any kind (deltagen.AnyKinds) at the top, in a group and in a
 // group within it, rows with and without the group, pages of any size in
 // v1 or v2, one or several row groups, any rows deleted, and, when
-// rename, every column renamed and some dropped (column mapping). The
-// view must hold exactly the rows of the file the vector leaves, value for
-// value, of the columns kept, under their new names.
+// rename, every column renamed and some dropped (column mapping), and
+// leaves given wider types (type widening: the high bits of drop pick
+// them). The view must hold exactly the rows of the file the vector
+// leaves, value for value (converted where widened), of the columns kept,
+// under their new names.
 func FuzzViewSchemas(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(50), uint64(0xf0f0f0f0f0f0f0f0), uint16(512), false, uint8(7), uint64(0x8000000000000421), false, uint64(0))
 	f.Add([]byte{5, 6, 5, 6, 7, 9, 2, 1, 1}, uint8(199), ^uint64(0), uint16(100), true, uint8(0), uint64(1), true, uint64(0))
@@ -70,6 +72,8 @@ func FuzzViewSchemas(f *testing.F) {
 	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(120), uint64(0xff00ff00ff00ff00), uint16(300), false, uint8(2), uint64(0x0101), true, uint64(0b100101))
 	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(77), ^uint64(0), uint16(900), true, uint8(3), uint64(0), true, uint64(0b1010))
 	f.Add([]byte{10, 1, 10, 10, 5, 10, 6, 10, 2}, uint8(90), uint64(0xf0f0f0f0f0f0f0f0), uint16(400), true, uint8(2), uint64(0x4242), true, uint64(0b1001001))
+	// Widened: long, double, decimal, short, int, decimal, long, double, decimal.
+	f.Add([]byte{3, 2, 3, 9, 3, 2, 3, 3, 9}, uint8(150), uint64(0xf0f0f0f0f0f0f0f0), uint16(200), true, uint8(2), uint64(0x0303), true, uint64(93234019)<<32)
 	paths := []string{"a", "b", "c", "g.x", "g.y", "g.h.z", "m", "n", "g.h.w"}
 	f.Fuzz(func(t *testing.T, kinds []byte, nrows uint8, groups uint64, pageBytes uint16, v2 bool, rowGroups uint8, deleted uint64, rename bool, drop uint64) {
 		rows := int(nrows)%200 + 1
@@ -92,14 +96,18 @@ func FuzzViewSchemas(f *testing.F) {
 		src := &bytesSource{data: data}
 		opts := BuildOptions{SpillDir: t.TempDir()}
 		var keepLeaf []bool // nil: every column kept
+		var widen []*widening
 		if rename {
 			md, _, err := readFooter(context.Background(), src, int64(len(data)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts.Rename, keepLeaf = renameAll(md.Schema, drop)
+			opts.Rename, keepLeaf = renameAll(md.Schema, drop, fuzzLeafType(drop>>32))
 			if !slices.Contains(keepLeaf, true) {
 				t.Skip("every column dropped")
+			}
+			if widen, err = opts.Rename.widenings(md); err != nil {
+				t.Fatal(err)
 			}
 		}
 		v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(del...), opts)
@@ -112,7 +120,7 @@ func FuzzViewSchemas(f *testing.F) {
 		kept := want[:0]
 		for r, row := range want {
 			if !slices.Contains(del, uint64(r)) {
-				kept = append(kept, keepColumns(row, keepLeaf))
+				kept = append(kept, keepColumns(widenRow(t, row, widen), keepLeaf))
 			}
 		}
 		if rename {
@@ -143,7 +151,7 @@ func FuzzViewSchemas(f *testing.F) {
 // such field, in schema order), and which of the source's leaves it
 // keeps. The elements of lists and the keys and values of maps keep their
 // names.
-func renameAll(schema []format.SchemaElement, drop uint64) (*Rename, []bool) {
+func renameAll(schema []format.SchemaElement, drop uint64, types func(leaf int) *LeafType) (*Rename, []bool) {
 	var keep []bool
 	pos, fields := 1, 0
 	dropNext := func() bool {
@@ -160,6 +168,7 @@ func renameAll(schema []format.SchemaElement, drop uint64) (*Rename, []bool) {
 			c.Name = "L_" + el.Name
 		}
 		if el.NumChildren.V <= 0 {
+			c.Type = types(len(keep))
 			keep = append(keep, !dropped)
 			return c
 		}
@@ -199,6 +208,39 @@ func renameAll(schema []format.SchemaElement, drop uint64) (*Rename, []bool) {
 		}
 	}
 	return rn, keep
+}
+
+// fuzzLeafType gives leaf i the type picked by three bits of bits (none
+// for 0 and 7).
+func fuzzLeafType(bits uint64) func(int) *LeafType {
+	return func(i int) *LeafType {
+		switch k := LeafKind(bits >> (3 * (i % 10)) & 7); k {
+		case ShortType, IntType, LongType, DoubleType, TimestampNTZType:
+			return &LeafType{Kind: k}
+		case DecimalType:
+			return &LeafType{Kind: k, Precision: 12 + 10*(i%2), Scale: 1 + i%2}
+		}
+		return nil
+	}
+}
+
+// widenRow returns row with the values of widened leaves converted.
+func widenRow(t *testing.T, row parquet.Row, widen []*widening) parquet.Row {
+	if widen == nil {
+		return row
+	}
+	out := make(parquet.Row, len(row))
+	for i, v := range row {
+		out[i] = v
+		if wd := widen[v.Column()]; wd != nil && !v.IsNull() {
+			w, err := wd.convert(v)
+			if err != nil {
+				t.Fatalf("convert %v: %v", v, err)
+			}
+			out[i] = w.Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
+		}
+	}
+	return out
 }
 
 // keepColumns returns row without the values of the leaves keep says are

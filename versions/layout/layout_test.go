@@ -46,12 +46,13 @@ func TestParseSchemaColumnMapping(t *testing.T) {
 func FuzzParseSchema(f *testing.F) {
 	f.Add(`{"type":"struct","fields":[{"name":"a","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"col-1"}}]}`)
 	f.Add(`{"type":"struct","fields":[{"name":"m","type":{"type":"map","keyType":"string","valueType":{"type":"array","elementType":"integer"}}}]}`)
+	f.Add(`{"type":"struct","fields":[{"name":"d","type":"decimal(20,5)","nullable":true,"metadata":{"delta.typeChanges":[{"toType":"decimal(20,5)","fromType":"decimal(10,2)","tableVersion":2}]}}]}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		fields, err := ParseSchema(s)
 		if err != nil {
 			return
 		}
-		_ = columns(fields)
+		_ = columns(fields, false)
 		_ = notLonger(fields)
 	})
 }

@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 	"hash/fnv"
+	"strings"
 
 	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay/action"
@@ -18,12 +19,12 @@ func mappingMode(md *action.Metadata) string {
 	return ""
 }
 
-// renameOf returns the Rename that gives a column-mapped table's files
-// their logical names at this metadata (nil without column mapping), and
-// whether renamed files surely keep their stored size.
+// renameOf returns the Rename that gives a table's files their logical
+// names (column mapping) and types (type widening) at this metadata (nil
+// with neither), and whether renamed files surely keep their stored size.
 func renameOf(md *action.Metadata) (*parquetview.Rename, bool, error) {
 	mode := mappingMode(md)
-	if mode == "" {
+	if mode == "" && !strings.Contains(md.SchemaString, "delta.typeChanges") {
 		return nil, false, nil
 	}
 	fields, err := ParseSchema(md.SchemaString)
@@ -44,32 +45,73 @@ func renameOf(md *action.Metadata) (*parquetview.Rename, bool, error) {
 	h.Write([]byte(mode))
 	h.Write([]byte{0})
 	h.Write([]byte(md.SchemaString))
-	rn := &parquetview.Rename{ByID: mode == "id", Columns: columns(top), Key: fmt.Sprintf("%016x", h.Sum64())}
+	cols := columns(top, false)
+	if mode == "" && !hasType(cols) {
+		return nil, false, nil // typeChanges only on partition columns
+	}
+	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: fmt.Sprintf("%016x", h.Sum64())}
 	// In id mode the stored names are whatever the writer chose: only
-	// reading the footer tells its size.
-	return rn, mode == "name" && notLonger(top), nil
+	// reading the footer tells its size; a widened column changes it.
+	return rn, mode == "name" && notLonger(top) && !hasType(cols), nil
 }
 
-// columns converts schema fields to the Rename's columns.
-func columns(fields []Field) []parquetview.Column {
+// columns converts schema fields to the Rename's columns; the leaves of
+// widened fields (or of any field, when widened) carry their types.
+func columns(fields []Field, widened bool) []parquetview.Column {
 	out := make([]parquetview.Column, len(fields))
 	for i, f := range fields {
-		out[i] = column(f.Type)
+		out[i] = column(f.Type, widened || f.Widened)
 		out[i].Name, out[i].Physical, out[i].ID = f.Name, f.Physical, f.ID
 	}
 	return out
 }
 
-func column(t Type) parquetview.Column {
+func column(t Type, widened bool) parquetview.Column {
 	switch t.Kind {
 	case Struct:
-		return parquetview.Column{Kind: parquetview.StructColumn, Children: columns(t.Fields)}
+		return parquetview.Column{Kind: parquetview.StructColumn, Children: columns(t.Fields, widened)}
 	case Array:
-		return parquetview.Column{Kind: parquetview.ListColumn, Children: []parquetview.Column{column(*t.Element)}}
+		return parquetview.Column{Kind: parquetview.ListColumn, Children: []parquetview.Column{column(*t.Element, widened)}}
 	case Map:
-		return parquetview.Column{Kind: parquetview.MapColumn, Children: []parquetview.Column{column(*t.Key), column(*t.Value)}}
+		return parquetview.Column{Kind: parquetview.MapColumn, Children: []parquetview.Column{column(*t.Key, widened), column(*t.Value, widened)}}
 	}
-	return parquetview.Column{Kind: parquetview.LeafColumn}
+	c := parquetview.Column{Kind: parquetview.LeafColumn}
+	if widened {
+		c.Type = leafType(t.Primitive)
+	}
+	return c
+}
+
+// leafType is the parquetview type of a primitive a column can be widened
+// to; nil for the others.
+func leafType(primitive string) *parquetview.LeafType {
+	switch primitive {
+	case "short":
+		return &parquetview.LeafType{Kind: parquetview.ShortType}
+	case "integer":
+		return &parquetview.LeafType{Kind: parquetview.IntType}
+	case "long":
+		return &parquetview.LeafType{Kind: parquetview.LongType}
+	case "double":
+		return &parquetview.LeafType{Kind: parquetview.DoubleType}
+	case "timestamp_ntz":
+		return &parquetview.LeafType{Kind: parquetview.TimestampNTZType}
+	}
+	var p, s int
+	if n, err := fmt.Sscanf(primitive, "decimal(%d,%d)", &p, &s); err == nil && n == 2 {
+		return &parquetview.LeafType{Kind: parquetview.DecimalType, Precision: p, Scale: s}
+	}
+	return nil
+}
+
+// hasType reports whether a column, at any depth, carries a type.
+func hasType(cols []parquetview.Column) bool {
+	for _, c := range cols {
+		if c.Type != nil || hasType(c.Children) {
+			return true
+		}
+	}
+	return false
 }
 
 // notLonger reports whether no field, at any depth, has a logical name

@@ -14,6 +14,9 @@ type Field struct {
 	ID       int64  // delta.columnMapping.id; 0 when absent
 	Type     Type
 	Nullable bool
+	// Widened: the table changed the type of this field, or of one
+	// nested in it (delta.typeChanges, type widening).
+	Widened bool
 }
 
 // Type is a field's data type: a primitive ("long", "decimal(10,2)", ...)
@@ -113,6 +116,10 @@ func (r rawType) decode(depth int) (Type, error) {
 				if field.ID, err = strconv.ParseInt(string(id), 10, 64); err != nil {
 					return Type{}, fmt.Errorf("%s: columnMapping.id %s: %w", f.Name, id, err)
 				}
+			}
+			if tc, ok := f.Metadata["delta.typeChanges"]; ok {
+				var changes []json.RawMessage
+				field.Widened = json.Unmarshal(tc, &changes) == nil && len(changes) > 0
 			}
 			t.Fields = append(t.Fields, field)
 		}
