@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/deltafs/deltafs/replay/action"
 )
@@ -40,10 +41,12 @@ func PadLog(dir string, o PadOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	var commits []string
 	for v := int64(0); v < o.Below; v++ {
-		if err := writeIfAbsent(t.CommitPath(v), commit); err != nil {
-			return 0, err
-		}
+		commits = append(commits, t.CommitPath(v))
+	}
+	if err := writeAllIfAbsent(commits, commit); err != nil {
+		return 0, err
 	}
 	if o.CheckpointEvery > 0 {
 		if err := padCheckpoints(t, o); err != nil {
@@ -56,10 +59,11 @@ func PadLog(dir string, o PadOptions) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		for _, m := range matches {
-			if err := writeIfAbsent(m[:len(m)-len(".json")]+".crc", crc); err != nil {
-				return 0, err
-			}
+		for i, m := range matches {
+			matches[i] = m[:len(m)-len(".json")] + ".crc"
+		}
+		if err := writeAllIfAbsent(matches, crc); err != nil {
+			return 0, err
 		}
 	}
 	entries, err := os.ReadDir(logDir)
@@ -89,18 +93,38 @@ func padCheckpoints(t *Table, o PadOptions) error {
 		return err
 	}
 	parts := max(o.CheckpointParts, 1)
+	var names []string
 	for v := int64(0); v < o.Below; v += o.CheckpointEvery {
 		for p := 1; p <= parts; p++ {
 			name := t.ClassicCheckpointPath(v)
 			if parts > 1 {
 				name = t.CheckpointPartPath(v, p, parts)
 			}
-			if err := writeIfAbsent(name, data); err != nil {
-				return err
-			}
+			names = append(names, name)
 		}
 	}
-	return nil
+	return writeAllIfAbsent(names, data)
+}
+
+// writeAllIfAbsent writes data to every name not there yet, a few files
+// at a time: tens of thousands of small files one after the other take
+// seconds of system calls.
+func writeAllIfAbsent(names []string, data []byte) error {
+	errs := make(chan error, len(names))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for _, name := range names {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := writeIfAbsent(name, data); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // writeIfAbsent writes a small file unless one is there.
