@@ -307,12 +307,10 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 				}
 			}
 			if !drop {
-				if wd != nil && !v.IsNull() {
-					w, err := wd.convert(v)
-					if err != nil {
+				if wd != nil {
+					if v, err = wd.apply(v); err != nil {
 						return 0, 0, err
 					}
-					v = w.Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
 				}
 				pending = append(pending, v)
 			}

@@ -232,12 +232,12 @@ func widenRow(t *testing.T, row parquet.Row, widen []*widening) parquet.Row {
 	out := make(parquet.Row, len(row))
 	for i, v := range row {
 		out[i] = v
-		if wd := widen[v.Column()]; wd != nil && !v.IsNull() {
-			w, err := wd.convert(v)
+		if wd := widen[v.Column()]; wd != nil {
+			w, err := wd.apply(v)
 			if err != nil {
 				t.Fatalf("convert %v: %v", v, err)
 			}
-			out[i] = w.Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
+			out[i] = w
 		}
 	}
 	return out

@@ -155,6 +155,18 @@ func wideningFor(el *format.SchemaElement, t LeafType) *widening {
 
 func same(v parquet.Value) (parquet.Value, error) { return v, nil }
 
+// apply converts v, keeping its levels; a null stays as it is.
+func (wd *widening) apply(v parquet.Value) (parquet.Value, error) {
+	if v.IsNull() {
+		return v, nil
+	}
+	w, err := wd.convert(v)
+	if err != nil {
+		return v, err
+	}
+	return w.Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column()), nil
+}
+
 // maxDecimalPrecision is the widest decimal Delta has.
 const maxDecimalPrecision = 38
 
@@ -185,17 +197,22 @@ func decimalWidening(from storedType, t LeafType) *widening {
 	}
 	factor := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale-scale)), nil)
 	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Precision)), nil)
-	var phys parquet.Type
-	width := 0
+	var (
+		phys   parquet.Type
+		encode func(n *big.Int) parquet.Value
+	)
 	switch {
 	case t.Precision <= 9:
-		phys = parquet.Int32Type
+		phys, encode = parquet.Int32Type, func(n *big.Int) parquet.Value { return parquet.Int32Value(int32(n.Int64())) }
 	case t.Precision <= 18:
-		phys = parquet.Int64Type
+		phys, encode = parquet.Int64Type, func(n *big.Int) parquet.Value { return parquet.Int64Value(n.Int64()) }
 	default:
-		for width = 1; new(big.Int).Lsh(big.NewInt(1), uint(8*width-1)).Cmp(limit) < 0; width++ {
+		width := 1
+		for new(big.Int).Lsh(big.NewInt(1), uint(8*width-1)).Cmp(limit) < 0 {
+			width++
 		}
 		phys = parquet.FixedLenByteArrayType(width)
+		encode = func(n *big.Int) parquet.Value { return parquet.FixedLenByteArrayValue(twosComplement(n, width)) }
 	}
 	convert := func(v parquet.Value) (parquet.Value, error) {
 		n, err := unscaled(v)
@@ -206,13 +223,7 @@ func decimalWidening(from storedType, t LeafType) *widening {
 		if new(big.Int).Abs(n).Cmp(limit) >= 0 {
 			return v, fmt.Errorf("value %v does not fit decimal(%d,%d): %w", n, t.Precision, t.Scale, ErrParquet)
 		}
-		switch {
-		case t.Precision <= 9:
-			return parquet.Int32Value(int32(n.Int64())), nil
-		case t.Precision <= 18:
-			return parquet.Int64Value(n.Int64()), nil
-		}
-		return parquet.FixedLenByteArrayValue(twosComplement(n, width)), nil
+		return encode(n), nil
 	}
 	return &widening{node: parquet.Decimal(t.Scale, t.Precision, phys), convert: convert}
 }
