@@ -26,7 +26,8 @@ import (
 //
 // A file with a deletion vector, or one whose columns are served under
 // their logical names, is served as its view (dvfile.go): a valid Parquet
-// file without the deleted rows, with the served column names. Its size is
+// file without the deleted rows, with the served column names (unless
+// the view finds nothing to change: then it is served as stored). Its size is
 // the stored one where the view keeps it (renamed only, footer padded),
 // else known once the view is built at the node's lookup.
 type fileNode struct {
@@ -109,25 +110,17 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	if errno := openReadOnly(flags); errno != 0 {
 		return nil, 0, errno
 	}
+	v, errno := n.servedView(ctx)
+	if errno != 0 {
+		return nil, 0, errno
+	}
 	var local *os.File
-	if n.passesThrough() {
-		var errno syscall.Errno
+	if v == nil && n.passesThrough() { // a view is never passed through
 		if local, errno = n.checkSize(); errno != 0 {
 			return nil, 0, errno
 		}
-	} else if errno := n.checkSizeOnce(); errno != 0 {
-		return nil, 0, errno
 	}
-	h := &fileHandle{}
-	if n.needsView() {
-		v, errno := n.view(ctx) // a view is never passed through: no local file
-		if errno != 0 {
-			return nil, 0, errno
-		}
-		h.reader = n.root.files.Open(n.f.Path, n.f.Size, v)
-	} else {
-		h.reader = n.root.files.Open(n.f.Path, n.f.Size, nil)
-	}
+	h := &fileHandle{reader: n.root.files.Open(n.f.Path, n.f.Size, v)}
 	if local != nil {
 		h.backing = local // offered to the kernel (passthrough)
 	}
@@ -148,18 +141,17 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 // of 179 KB 1.1x (BENCHMARKS.md).
 const passthroughMin = maxRead
 
-// passesThrough reports whether an open hands the file to the kernel
-// (passable), unless Options.NoPassthrough. Whether it is a local file,
-// checkSize finds.
+// passesThrough reports whether an open of a file served as stored hands
+// it to the kernel (passable), unless Options.NoPassthrough. Whether it is
+// a local file, checkSize finds.
 func (n *fileNode) passesThrough() bool {
-	return !n.root.opts.NoPassthrough && passable(n.f, n.rename)
+	return !n.root.opts.NoPassthrough && passable(n.f)
 }
 
-// passable reports whether a file served with the column names of rn
-// could be passed through: a plain file (no view) at least passthroughMin
-// long.
-func passable(f *replay.File, rn *parquetview.Rename) bool {
-	return !serve.NeedsView(f, rn) && f.Size >= passthroughMin
+// passable reports whether a file served as stored could be passed
+// through: no deletion vector, and at least passthroughMin long.
+func passable(f *replay.File) bool {
+	return f.DV == nil && f.Size >= passthroughMin
 }
 
 // Flush answers ENOSYS, which tells the kernel to send no FLUSH on close
@@ -210,15 +202,9 @@ func (n *fileNode) sharedReader(ctx context.Context) (*serve.Reader, syscall.Err
 		n.idle.Reset(sharedIdle)
 	}
 	if n.shared == nil {
-		if errno := n.checkSizeOnce(); errno != 0 {
+		v, errno := n.servedView(ctx)
+		if errno != 0 {
 			return nil, errno
-		}
-		var v *parquetview.View
-		if n.needsView() {
-			var errno syscall.Errno
-			if v, errno = n.view(ctx); errno != 0 {
-				return nil, errno
-			}
 		}
 		n.shared = n.root.files.Open(n.f.Path, n.f.Size, v)
 	}
@@ -260,6 +246,21 @@ func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
 	}
 	n.size = size
 	return 0
+}
+
+// servedView checks the stored size once (a clearer error than a view's)
+// and returns the view the node's file is served as; nil for a file served
+// as stored, including one whose view turned out to change nothing (a
+// Rename that keeps its columns as they are).
+func (n *fileNode) servedView(ctx context.Context) (*parquetview.View, syscall.Errno) {
+	if errno := n.checkSizeOnce(); errno != 0 || !n.needsView() {
+		return nil, errno
+	}
+	v, errno := n.view(ctx)
+	if errno != 0 || v.Unchanged() {
+		return nil, errno
+	}
+	return v, 0
 }
 
 // view returns the view of the node's file, logging a failure.

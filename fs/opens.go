@@ -45,15 +45,14 @@ func leaveOpensToKernel(ctx context.Context, o Options, t Table, directIO bool, 
 }
 
 // hasLargeFile reports whether the latest version has a file an open
-// could pass through (passable; renamed columns, which the layout knows,
-// not counted), or might have: its snapshot failed.
+// could pass through (passable), or might have: its snapshot failed.
 func hasLargeFile(ctx context.Context, t Table) bool {
 	snap, err := t.Snapshot(ctx, t.Latest())
 	if err != nil {
 		return true
 	}
 	for i := range snap.Files {
-		if passable(&snap.Files[i], nil) {
+		if passable(&snap.Files[i]) {
 			return true
 		}
 	}

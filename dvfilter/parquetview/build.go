@@ -169,9 +169,10 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		if out.Schema, err = re.widenSchema(md.Schema); err != nil {
 			return nil, err
 		}
+		dropSchemaCaches(&out)
 	}
 	if opts.Rename != nil {
-		if err := opts.Rename.apply(&out); err != nil {
+		if _, err := opts.Rename.apply(&out); err != nil {
 			return nil, err
 		}
 	}

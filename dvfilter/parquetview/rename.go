@@ -54,11 +54,16 @@ var schemaCaches = []string{"ARROW:schema", "org.apache.spark.sql.parquet.row.me
 
 // apply rewrites md in place: the schema keeps the matched columns under
 // their served names, and every row group keeps their column chunks, with
-// paths in the served names. Offsets are untouched.
-func (rn *Rename) apply(md *format.FileMetaData) error {
+// paths in the served names. Offsets are untouched. It reports whether
+// anything changed: a footer that keeps every column under its stored
+// name is left as it is, schema caches included.
+func (rn *Rename) apply(md *format.FileMetaData) (bool, error) {
 	w := &renameWalk{}
 	if err := w.walk(md, rn); err != nil {
-		return err
+		return false, err
+	}
+	if !w.changed {
+		return false, nil
 	}
 	newIndex := make([]int, len(w.keep)) // source leaf -> served leaf, -1: dropped
 	n := 0
@@ -76,7 +81,7 @@ func (rn *Rename) apply(md *format.FileMetaData) error {
 	for i := range md.RowGroups {
 		rg := &md.RowGroups[i]
 		if len(rg.Columns) != len(w.keep) {
-			return fmt.Errorf("row group %d has %d column chunks for %d leaf columns: %w", i, len(rg.Columns), len(w.keep), ErrParquet)
+			return false, fmt.Errorf("row group %d has %d column chunks for %d leaf columns: %w", i, len(rg.Columns), len(w.keep), ErrParquet)
 		}
 		cols := rg.Columns[:0:0]
 		for j, cc := range rg.Columns {
@@ -109,10 +114,16 @@ func (rn *Rename) apply(md *format.FileMetaData) error {
 		md.ColumnOrders = orders
 	}
 	md.Schema = w.out
+	dropSchemaCaches(md)
+	return true, nil
+}
+
+// dropSchemaCaches leaves out of md the schema caches, stale once a
+// column is renamed, dropped or widened.
+func dropSchemaCaches(md *format.FileMetaData) {
 	md.KeyValueMetadata = slices.DeleteFunc(slices.Clone(md.KeyValueMetadata), func(kv format.KeyValue) bool {
 		return slices.Contains(schemaCaches, kv.Key)
 	})
-	return nil
 }
 
 // walk walks md's schema as rn serves it.
@@ -157,6 +168,9 @@ type renameWalk struct {
 	keep  []bool
 	paths [][]string
 	widen []*widening // per source leaf: its conversion, or nil
+	// changed: a column is served under another name than stored, or
+	// not at all.
+	changed bool
 }
 
 // node serves the element at w.pos, and its subtree, as col (nil: keep
@@ -168,6 +182,7 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 	el := w.src[w.pos]
 	w.pos++
 	at := len(w.out)
+	w.changed = w.changed || el.Name != name
 	el.Name = name
 	w.out = append(w.out, el)
 	if depth > 0 {
@@ -195,6 +210,7 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 		child := &w.src[w.pos]
 		target, served, ok := w.match(col, child, children, c)
 		if !ok {
+			w.changed = true
 			if err := w.skip(depth + 1); err != nil {
 				return err
 			}
@@ -299,10 +315,7 @@ const maxSchemaDepth = 100
 func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*View, error) {
 	out := *md
 	out.RowGroups = slices.Clone(md.RowGroups)
-	if err := rn.apply(&out); err != nil {
-		return nil, err
-	}
-	tail, err := encodeFooter(&out)
+	changed, err := rn.apply(&out)
 	if err != nil {
 		return nil, err
 	}
@@ -312,6 +325,16 @@ func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*Vie
 	}
 	v := &View{Rows: rows, CopiedRowGroups: len(out.RowGroups)}
 	b := &viewBuilder{v: v}
+	if !changed {
+		v.unchanged = true
+		b.add(segment{n: size, src: 0})
+		v.size = b.pos
+		return v, nil
+	}
+	tail, err := encodeFooter(&out)
+	if err != nil {
+		return nil, err
+	}
 	b.add(segment{n: dataEnd, src: 0})
 	if pad := size - dataEnd - int64(len(tail)); pad > 0 {
 		b.add(segment{n: pad, data: make([]byte, pad)})

@@ -35,6 +35,7 @@ type View struct {
 	SplicedRowGroups, RewrittenPages int
 
 	spliceErr error // why the last row group not spliced was not (for tests)
+	unchanged bool  // the view is the source file, byte for byte
 }
 
 // segment is one piece of a View.
@@ -49,6 +50,11 @@ type segment struct {
 
 // Size is the exact size of the filtered file in bytes.
 func (v *View) Size() int64 { return v.size }
+
+// Unchanged reports whether the view serves the source file as stored:
+// no row deleted, and a Rename that keeps every column under its stored
+// name and type. Such a file can be served as a plain one.
+func (v *View) Unchanged() bool { return v.unchanged }
 
 // MemSize is about the memory the view holds, for cache costing.
 func (v *View) MemSize() int64 {

@@ -19,12 +19,22 @@ func mappingMode(md *action.Metadata) string {
 	return ""
 }
 
+// materializedRowTracking reports whether the table names row tracking's
+// materialized columns: Spark writes them into the data files it rewrites
+// (MERGE, UPDATE), and a Delta reader hides them.
+func materializedRowTracking(md *action.Metadata) bool {
+	return md.Configuration["delta.rowTracking.materializedRowIdColumnName"] != "" ||
+		md.Configuration["delta.rowTracking.materializedRowCommitVersionColumnName"] != ""
+}
+
 // renameOf returns the Rename that gives a table's files their logical
-// names (column mapping) and types (type widening) at this metadata (nil
-// with neither), and whether renamed files surely keep their stored size.
+// names (column mapping), types (type widening) and only the schema's
+// columns (row tracking) at this metadata (nil with none of these), and
+// whether renamed files surely keep their stored size.
 func renameOf(md *action.Metadata) (*parquetview.Rename, bool, error) {
 	mode := mappingMode(md)
-	if mode == "" && !strings.Contains(md.SchemaString, "delta.typeChanges") {
+	hidden := materializedRowTracking(md)
+	if mode == "" && !hidden && !strings.Contains(md.SchemaString, "delta.typeChanges") {
 		return nil, false, nil
 	}
 	fields, err := ParseSchema(md.SchemaString)
@@ -46,13 +56,15 @@ func renameOf(md *action.Metadata) (*parquetview.Rename, bool, error) {
 	h.Write([]byte{0})
 	h.Write([]byte(md.SchemaString))
 	cols := columns(top, false)
-	if mode == "" && !hasType(cols) {
+	if mode == "" && !hidden && !hasType(cols) {
 		return nil, false, nil // typeChanges only on partition columns
 	}
 	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: fmt.Sprintf("%016x", h.Sum64())}
 	// In id mode the stored names are whatever the writer chose: only
 	// reading the footer tells its size; a widened column changes it.
-	return rn, mode == "name" && notLonger(top) && !hasType(cols), nil
+	// Without mapping, names are kept and dropped columns only shorten
+	// the footer.
+	return rn, mode != "id" && notLonger(top) && !hasType(cols), nil
 }
 
 // columns converts schema fields to the Rename's columns; the leaves of

@@ -1,0 +1,125 @@
+"""Row tracking's materialized columns stay hidden through the mount, as a Delta reader hides them.
+
+A table with row tracking names two materialized columns in its configuration; Spark writes
+them into the files it rewrites (UPDATE, MERGE), and only there. A Delta reader serves the
+schema's columns alone. Served as stored, the folder gave each plain reader something else:
+pyarrow took the extra columns from the first file it met, DuckDB and Polars refused the
+folder. The table is written here with pyarrow: one rewritten file (sorting first) with the
+materialized columns and one file without them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+ROW_ID = "_row-id-col-4cbc7924-f662-4db1-aa59-22c23f59eb5d"
+ROW_VERSION = "_row-commit-version-col-2f60dcc1-9e36-4424-95e7-799b707e4ddb"
+EXPECTED = sorted([(i, f"v{i}") for i in range(10)] + [(i, f"updated {i}") for i in range(100, 105)])
+
+
+def _write_table(root):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root.mkdir()
+    (root / "_delta_log").mkdir()
+    plain = pa.table({"id": pa.array(range(10), pa.int64()), "value": [f"v{i}" for i in range(10)]})
+    ids = list(range(100, 105))
+    rewritten = pa.table({"id": pa.array(ids, pa.int64()), "value": [f"updated {i}" for i in ids],
+                          ROW_ID: pa.array([i - 90 for i in ids], pa.int64()),
+                          ROW_VERSION: pa.array([1] * len(ids), pa.int64())})
+    pq.write_table(plain, root / "b-plain.parquet")
+    pq.write_table(rewritten, root / "a-rewritten.parquet")
+
+    def add(name):
+        return {"add": {"path": name, "partitionValues": {}, "size": (root / name).stat().st_size,
+                        "modificationTime": 1700000000000, "dataChange": True}}
+
+    schema = {"type": "struct", "fields": [
+        {"name": "id", "type": "long", "nullable": True, "metadata": {}},
+        {"name": "value", "type": "string", "nullable": True, "metadata": {}}]}
+    conf = {"delta.enableRowTracking": "true",
+            "delta.rowTracking.materializedRowIdColumnName": ROW_ID,
+            "delta.rowTracking.materializedRowCommitVersionColumnName": ROW_VERSION}
+    commits = [
+        [{"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
+                       "writerFeatures": ["domainMetadata", "rowTracking"]}},
+         {"metaData": {"id": "row-tracking", "format": {"provider": "parquet", "options": {}},
+                       "schemaString": json.dumps(schema), "partitionColumns": [], "configuration": conf,
+                       "createdTime": 1700000000000}},
+         add("b-plain.parquet")],
+        [add("a-rewritten.parquet")],
+    ]
+    for v, actions in enumerate(commits):
+        (root / "_delta_log" / f"{v:020d}.json").write_text("".join(json.dumps(a) + "\n" for a in actions))
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    root = tmp_path_factory.mktemp("row-tracking") / "table"
+    _write_table(root)
+    return root
+
+
+@pytest.fixture
+def latest(mount, table):
+    return mount(table, "--refresh=-1s") / "latest"
+
+
+def _rows(t):
+    return sorted(zip(t.column("id").to_pylist(), t.column("value").to_pylist()))
+
+
+def test_delta_reader_hides_them(table):
+    import deltalake
+
+    t = deltalake.DeltaTable(str(table)).to_pyarrow_table()
+    assert t.column_names == ["id", "value"]
+    assert _rows(t) == EXPECTED
+
+
+def test_served_file_has_the_schema_columns_only(latest, table):
+    import pyarrow.parquet as pq
+
+    f = latest / "a-rewritten.parquet"
+    assert pq.read_schema(f).names == ["id", "value"]
+    assert f.stat().st_size == (table / "a-rewritten.parquet").stat().st_size == len(f.read_bytes())
+    assert (latest / "b-plain.parquet").read_bytes() == (table / "b-plain.parquet").read_bytes()
+
+
+def _pyarrow(d):
+    import pyarrow.dataset as ds
+
+    return ds.dataset(d, format="parquet").to_table()
+
+
+def _pandas(d):
+    import pandas as pd
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(pd.read_parquet(d), preserve_index=False)
+
+
+def _duckdb(d):
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        return con.sql("SELECT * FROM read_parquet($glob)", params={"glob": f"{d}/*.parquet"}).to_arrow_table()
+    finally:
+        con.close()
+
+
+def _polars(d):
+    import polars as pl
+
+    return pl.scan_parquet(f"{d}/*.parquet").collect().to_arrow()
+
+
+@pytest.mark.parametrize("read", [_pyarrow, _pandas, _duckdb, _polars], ids=["pyarrow", "pandas", "duckdb", "polars"])
+def test_readers_see_the_delta_readers_table(latest, read):
+    t = read(latest)
+    assert t.column_names == ["id", "value"]
+    assert _rows(t) == EXPECTED
