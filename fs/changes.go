@@ -124,6 +124,9 @@ func newCommitDir(ctx context.Context, r *root, c *versions.Changes) (*commitDir
 		if err != nil {
 			return nil, err
 		}
+		if p.name == nameCDC {
+			lay.ForChangeData()
+		}
 		space := fmt.Sprintf("changes/%d/%s/", c.Version, p.name)
 		t := &tree{version: p.part.Snap.Version, lay: lay, space: space, vanishes: p.name == nameRemoved}
 		d.parts[i] = t

@@ -26,7 +26,7 @@ type Rename struct {
 type Column struct {
 	Name     string // served (logical) name
 	Physical string // name in the source file
-	ID       int64  // field id in the source file (ByID)
+	ID       int64  // field id in the source file (ByID; 0: found by Physical)
 	Kind     ColumnKind
 	// Struct: its fields. List: one, the element. Map: two, key and value.
 	// Element, key and value keep the source's names; only the fields of
@@ -243,7 +243,9 @@ func (w *renameWalk) match(col *Column, child *format.SchemaElement, n, c int32)
 	case StructColumn:
 		for i := range col.Children {
 			f := &col.Children[i]
-			if (w.byID && child.FieldID != 0 && int64(child.FieldID) == f.ID) || (!w.byID && child.Name == f.Physical) {
+			// By id, a Column without one (ID 0) is found by name.
+			byID := w.byID && f.ID != 0
+			if (byID && child.FieldID != 0 && int64(child.FieldID) == f.ID) || (!byID && child.Name == f.Physical) {
 				return f, f.Name, true
 			}
 		}

@@ -132,3 +132,27 @@ func footerOf(t *testing.T, data []byte) *format.FileMetaData {
 func hasKey(md *format.FileMetaData, key string) bool {
 	return slices.ContainsFunc(md.KeyValueMetadata, func(kv format.KeyValue) bool { return kv.Key == key })
 }
+
+// TestRenameByIDFindsColumnsWithoutIDByName: a change data file of an
+// id-mapped table holds _change_type without a field id; a Column
+// without an id finds it by name, and the others are found by id.
+func TestRenameByIDFindsColumnsWithoutIDByName(t *testing.T) {
+	type changeRow struct {
+		ID   int64  `parquet:"col-a,id(1)"`
+		Kind string `parquet:"_change_type"`
+	}
+	data := writeRowGroups(t, func(i int64) changeRow { return changeRow{i, "insert"} }, []int{3})
+	rn := &Rename{ByID: true, Columns: []Column{{Name: "id", Physical: "col-other", ID: 1}, {Name: "_change_type", Physical: "_change_type"}}}
+	src := &bytesSource{data: data}
+	v, err := Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: rn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, el := range footerOf(t, materialize(t, v, src)).Schema[1:] {
+		names = append(names, el.Name)
+	}
+	if fmt.Sprint(names) != "[id _change_type]" {
+		t.Errorf("served columns %v, want [id _change_type]", names)
+	}
+}

@@ -7,8 +7,11 @@
 // the order of partitionColumns, with the logical column names and values
 // escaped as Spark escapes partition paths; a non-partitioned table is
 // served flat. Under column mapping ('name' or 'id' mode) the served
-// files carry the logical column names of the version (see Columns). The
-// physical layout serves the stored paths and names unchanged.
+// files carry the logical column names of the version (see Columns);
+// where the table widened a column, its type; where its files may hold
+// columns outside the schema (row tracking, change data feed), only the
+// schema's (renameOf). The physical layout serves the stored paths and
+// names unchanged.
 //
 // Everything here is pure: no storage, no FUSE.
 package layout

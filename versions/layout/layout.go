@@ -57,7 +57,7 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, physical Physical) (*V
 	var dirs func(i int) (string, error)
 	if !physical {
 		var err error
-		if v.Rename, v.SameSize, err = renameOf(&snap.Metadata); err != nil {
+		if v.Rename, v.SameSize, err = renameOf(&snap.Metadata, &snap.Protocol); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
 		}
 		if dirs, err = partitionDirs(&snap.Metadata, parts, len(snap.Files)); err != nil {

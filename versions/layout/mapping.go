@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 
 	"github.com/deltafs/deltafs/dvfilter/parquetview"
@@ -19,21 +20,27 @@ func mappingMode(md *action.Metadata) string {
 	return ""
 }
 
-// materializedRowTracking reports whether the table names row tracking's
-// materialized columns: Spark writes them into the data files it rewrites
-// (MERGE, UPDATE), and a Delta reader hides them.
-func materializedRowTracking(md *action.Metadata) bool {
-	return md.Configuration["delta.rowTracking.materializedRowIdColumnName"] != "" ||
-		md.Configuration["delta.rowTracking.materializedRowCommitVersionColumnName"] != ""
+// hidesColumns reports whether the table's data files may hold columns
+// outside its schema, which a Delta reader hides: row tracking's
+// materialized columns (named in the configuration), and change data
+// feed's _change_type, which Spark writes, null, into the data files of
+// an UPDATE or MERGE. Both only where the feature is on (or, for change
+// data feed, listed among the table's features).
+func hidesColumns(md *action.Metadata, p *action.Protocol) bool {
+	c := md.Configuration
+	return c["delta.rowTracking.materializedRowIdColumnName"] != "" ||
+		c["delta.rowTracking.materializedRowCommitVersionColumnName"] != "" ||
+		strings.EqualFold(c["delta.enableChangeDataFeed"], "true") ||
+		slices.Contains(p.WriterFeatures, "changeDataFeed")
 }
 
 // renameOf returns the Rename that gives a table's files their logical
 // names (column mapping), types (type widening) and only the schema's
-// columns (row tracking) at this metadata (nil with none of these), and
-// whether renamed files surely keep their stored size.
-func renameOf(md *action.Metadata) (*parquetview.Rename, bool, error) {
+// columns (hidesColumns) at this metadata and protocol (nil with none of
+// these), and whether renamed files surely keep their stored size.
+func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, bool, error) {
 	mode := mappingMode(md)
-	hidden := materializedRowTracking(md)
+	hidden := hidesColumns(md, p)
 	if mode == "" && !hidden && !strings.Contains(md.SchemaString, "delta.typeChanges") {
 		return nil, false, nil
 	}
@@ -148,4 +155,20 @@ func typeNotLonger(t Type) bool {
 		return typeNotLonger(*t.Key) && typeNotLonger(*t.Value)
 	}
 	return true
+}
+
+// changeType is the column change data files hold besides the table's
+// (PROTOCOL.md "Change Data Files").
+const changeType = "_change_type"
+
+// ForChangeData makes v serve change data files, which keep _change_type
+// (stored under that name, without a field id, whatever the mapping).
+func (v *Version) ForChangeData() {
+	if v.Rename == nil {
+		return
+	}
+	rn := *v.Rename
+	rn.Columns = append(slices.Clip(rn.Columns), parquetview.Column{Name: changeType, Physical: changeType})
+	rn.Key += "+" + changeType
+	v.Rename = &rn
 }

@@ -24,17 +24,21 @@ func TestRenameOf(t *testing.T) {
 		name     string
 		schema   string
 		conf     map[string]string
+		protocol action.Protocol
 		columns  string // the Rename's top-level columns, served<-stored; "": no Rename
 		sameSize bool
 	}{
-		{"plain", plain, nil, "", false},
-		{"row tracking without materialized columns", plain, map[string]string{"delta.enableRowTracking": "true"}, "", false},
-		{"row tracking", plain, rowTracking, "[id<-id]", true},
-		{"widened", widened, nil, "[id<-id]", false},
-		{"widened with row tracking", widened, rowTracking, "[id<-id]", false},
+		{"plain", plain, nil, action.Protocol{}, "", false},
+		{"row tracking without materialized columns", plain, map[string]string{"delta.enableRowTracking": "true"}, action.Protocol{}, "", false},
+		{"row tracking", plain, rowTracking, action.Protocol{}, "[id<-id]", true},
+		{"widened", widened, nil, action.Protocol{}, "[id<-id]", false},
+		{"widened with row tracking", widened, rowTracking, action.Protocol{}, "[id<-id]", false},
+		{"change data feed on", plain, map[string]string{"delta.enableChangeDataFeed": "TRUE"}, action.Protocol{}, "[id<-id]", true},
+		{"change data feed off", plain, map[string]string{"delta.enableChangeDataFeed": "false"}, action.Protocol{}, "", false},
+		{"change data feed among the features", plain, nil, action.Protocol{MinWriterVersion: 7, WriterFeatures: []string{"changeDataFeed"}}, "[id<-id]", true},
 	} {
 		md := &action.Metadata{SchemaString: c.schema, PartitionColumns: []string{"p"}, Configuration: c.conf}
-		rn, sameSize, err := renameOf(md)
+		rn, sameSize, err := renameOf(md, &c.protocol)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -49,5 +53,28 @@ func TestRenameOf(t *testing.T) {
 		if got != c.columns || sameSize != c.sameSize {
 			t.Errorf("%s: columns %q, same size %v; want %q, %v", c.name, got, sameSize, c.columns, c.sameSize)
 		}
+	}
+}
+
+// TestForChangeData: change data files keep _change_type besides the
+// columns the table's Rename serves, under another key; a table served
+// as stored stays so.
+func TestForChangeData(t *testing.T) {
+	md := &action.Metadata{
+		SchemaString:  `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}`,
+		Configuration: map[string]string{"delta.enableChangeDataFeed": "true"},
+	}
+	rn, _, err := renameOf(md, &action.Protocol{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &Version{Rename: rn}
+	v.ForChangeData()
+	if len(v.Rename.Columns) != 2 || v.Rename.Columns[1].Name != "_change_type" || v.Rename.Key == rn.Key || len(rn.Columns) != 1 {
+		t.Errorf("change data Rename %+v from %+v", v.Rename, rn)
+	}
+	plain := &Version{}
+	if plain.ForChangeData(); plain.Rename != nil {
+		t.Error("a table served as stored got a Rename for its change data")
 	}
 }

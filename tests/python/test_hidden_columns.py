@@ -1,11 +1,14 @@
-"""Row tracking's materialized columns stay hidden through the mount, as a Delta reader hides them.
+"""Columns outside the table's schema stay hidden through the mount, as a Delta reader hides them.
 
-A table with row tracking names two materialized columns in its configuration; Spark writes
-them into the files it rewrites (UPDATE, MERGE), and only there. A Delta reader serves the
-schema's columns alone. Served as stored, the folder gave each plain reader something else:
-pyarrow took the extra columns from the first file it met, DuckDB and Polars refused the
-folder. The table is written here with pyarrow: one rewritten file (sorting first) with the
-materialized columns and one file without them.
+Spark writes two kinds into the data files of an UPDATE or MERGE, and only there: row
+tracking's materialized columns (named in the table's configuration) and, with change data
+feed on, a null `_change_type`. A Delta reader serves the schema's columns alone. Served as
+stored, the folder gave each plain reader something else: pyarrow took the extra columns
+from the first file it met, DuckDB and Polars refused the folder.
+
+The row tracking table is written here with pyarrow (one rewritten file, sorting first, with
+the materialized columns, and one without them); the change data feed tables are the shared
+ones Spark wrote.
 """
 
 from __future__ import annotations
@@ -123,3 +126,44 @@ def test_readers_see_the_delta_readers_table(latest, read):
     t = read(latest)
     assert t.column_names == ["id", "value"]
     assert _rows(t) == EXPECTED
+
+
+# Shared tables with change data feed on whose live files mix files with and without
+# _change_type (UPDATE or DELETE with change data feed). Column-mapped ones hid it already.
+CDF_TABLES = [
+    "delta-rs/data/cdf-table",
+    "delta-rs/data/cdf-table-non-partitioned",
+    "delta-rs/data/checkpoint-cdf-table",
+    "delta-kernel-rs/data/cdf-table-delete-conditional-two-rows",
+]
+
+
+@pytest.mark.parametrize("name", CDF_TABLES)
+def test_change_type_hidden(mount, testdata, name):
+    import deltalake
+    import duckdb
+    import pyarrow.parquet as pq
+
+    table = testdata / name
+    if not table.is_dir():
+        pytest.skip(f"{name} is not in the test data")
+    expected = deltalake.DeltaTable(str(table)).to_pyarrow_table()
+    parts = set(deltalake.DeltaTable(str(table)).metadata().partition_columns)
+    columns = [c for c in expected.column_names if c not in parts]
+    latest = mount(table, "--refresh=-1s") / "latest"
+    files = sorted(p for p in latest.rglob("*.parquet"))
+    assert files
+    for f in files:
+        assert pq.read_schema(f).names == columns, f.relative_to(latest)
+    con = duckdb.connect()
+    try:
+        got = con.sql("SELECT * FROM read_parquet($files, hive_partitioning=false)",
+                      params={"files": [str(f) for f in files]}).to_arrow_table()
+    finally:
+        con.close()
+    assert got.column_names == columns
+
+    def rows(t):
+        return sorted(map(repr, zip(*(t.column(c).to_pylist() for c in columns))))
+
+    assert rows(got) == rows(expected)
