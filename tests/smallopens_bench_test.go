@@ -81,3 +81,54 @@ var openVariants = []struct {
 	{"--no-open=false", fs.Options{NoXAttrs: true, RefreshInterval: -1, AlwaysOpen: true}},
 	{"--no-open", fs.Options{NoXAttrs: true, RefreshInterval: -1, NoOpen: true}},
 }
+
+// TestHiddenColumnsFirstReadBenchmark: the first read of each of 2,000
+// small files through a new mount, for a table whose files may hold
+// columns outside its schema (change data feed on: every file's footer is
+// read to find out, once) against the same table without the feature:
+// medians of 7 alternated pairs.
+//
+//	DELTAFS_OPENS_BENCH=1 go test ./tests -run TestHiddenColumnsFirstReadBenchmark -v -count=1
+func TestHiddenColumnsFirstReadBenchmark(t *testing.T) {
+	if os.Getenv("DELTAFS_OPENS_BENCH") == "" {
+		t.Skip("benchmark: set DELTAFS_OPENS_BENCH=1 to run")
+	}
+	const files = 2000
+	table := func(conf map[string]string) string {
+		dir := t.TempDir()
+		gen := deltagen.New(dir)
+		mustCommit(t, gen, deltagen.Protocol(1, 4, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, conf))
+		var adds []action.Action
+		for i := range files {
+			adds = append(adds, mustAdd(t, gen, fmt.Sprintf("part-%05d.parquet", i), 10))
+		}
+		mustCommit(t, gen, adds...)
+		return dir
+	}
+	plain, cdf := table(nil), table(map[string]string{"delta.enableChangeDataFeed": "true"})
+	firstPass := func(dir string) time.Duration {
+		m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+		defer m.unmount()
+		names, err := walkFiles(filepath.Join(m.dir, "latest"))
+		if err != nil || len(names) != files {
+			t.Fatalf("%d files: %v", len(names), err)
+		}
+		start := time.Now()
+		for _, n := range names {
+			if _, err := os.ReadFile(filepath.Join(m.dir, "latest", n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return time.Since(start)
+	}
+	var p, c, ratios []float64
+	for range 7 {
+		a, b := firstPass(plain), firstPass(cdf)
+		p, c, ratios = append(p, a.Seconds()*1000), append(c, b.Seconds()*1000), append(ratios, b.Seconds()/a.Seconds())
+	}
+	slices.Sort(p)
+	slices.Sort(c)
+	slices.Sort(ratios)
+	t.Logf("first read of %d small files, new mount: change data feed on %.0f ms, off %.0f ms: %.2fx the time (median of 7 pairs)",
+		files, c[3], p[3], ratios[3])
+}

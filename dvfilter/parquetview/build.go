@@ -77,7 +77,16 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	if vec == nil {
 		vec = noRows{}
 	}
-	md, dataEnd, err := readFooter(ctx, src, size)
+	footer, dataEnd, err := footerBytes(ctx, src, size)
+	if err != nil {
+		return nil, err
+	}
+	if vec.Cardinality() == 0 && opts.Rename != nil {
+		if v, err := unchangedView(footer, size, opts.Rename); v != nil || err != nil {
+			return v, err
+		}
+	}
+	md, err := decodeFooter(footer)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,43 @@ func readFull(ctx context.Context, src RangeReader, off, n int64) ([]byte, error
 // It returns the metadata and the offset where the footer starts (the end
 // of the column data).
 func readFooter(ctx context.Context, src RangeReader, size int64) (*format.FileMetaData, int64, error) {
+	footer, start, err := footerBytes(ctx, src, size)
+	if err != nil {
+		return nil, 0, err
+	}
+	md, err := decodeFooter(footer)
+	return md, start, err
+}
+
+func decodeFooter(footer []byte) (*format.FileMetaData, error) {
+	md := new(format.FileMetaData)
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footer, md); err != nil {
+		return nil, fmt.Errorf("decode footer: %v: %w", err, ErrParquet)
+	}
+	if md.EncryptionAlgorithm.Value != nil || len(md.FooterSigningKeyMetadata) > 0 {
+		return nil, fmt.Errorf("encrypted columns: %w", ErrParquet)
+	}
+	return md, nil
+}
+
+// footerSchema is the part of a footer that tells whether a Rename changes
+// the file: decoding it skips the row groups, most of a footer's bytes.
+type footerSchema struct {
+	Schema  thrift.Slice[format.SchemaElement] `thrift:"2,required"`
+	NumRows int64                              `thrift:"3,required"`
+}
+
+func decodeFooterSchema(footer []byte) (*footerSchema, error) {
+	fs := new(footerSchema)
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footer, fs); err != nil {
+		return nil, fmt.Errorf("decode footer: %v: %w", err, ErrParquet)
+	}
+	return fs, nil
+}
+
+// footerBytes reads the thrift footer of a Parquet file of size bytes and
+// returns it with the offset where it starts.
+func footerBytes(ctx context.Context, src RangeReader, size int64) ([]byte, int64, error) {
 	if size < int64(2*len(magic)+4) {
 		return nil, 0, fmt.Errorf("file of %d bytes is too small for Parquet: %w", size, ErrParquet)
 	}
@@ -81,20 +118,11 @@ func readFooter(ctx context.Context, src RangeReader, size int64) (*format.FileM
 	if start < int64(len(magic)) {
 		return nil, 0, fmt.Errorf("footer length %d exceeds the file size %d: %w", flen, size, ErrParquet)
 	}
-	var footer []byte
 	if flen+8 <= n {
-		footer = tail[n-8-flen : n-8]
-	} else if footer, err = readFull(ctx, src, start, flen); err != nil {
-		return nil, 0, err
+		return tail[n-8-flen : n-8], start, nil
 	}
-	md := new(format.FileMetaData)
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footer, md); err != nil {
-		return nil, 0, fmt.Errorf("decode footer: %v: %w", err, ErrParquet)
-	}
-	if md.EncryptionAlgorithm.Value != nil || len(md.FooterSigningKeyMetadata) > 0 {
-		return nil, 0, fmt.Errorf("encrypted columns: %w", ErrParquet)
-	}
-	return md, start, nil
+	footer, err := readFull(ctx, src, start, flen)
+	return footer, start, err
 }
 
 // encodeFooter renders md as the tail of a Parquet file: the thrift footer,

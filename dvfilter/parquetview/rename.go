@@ -308,6 +308,28 @@ func (w *renameWalk) skip(depth int) error {
 // maxSchemaDepth bounds the nesting of a footer's schema walked.
 const maxSchemaDepth = 100
 
+// unchangedView returns the view of a file that loses no row, when rn
+// leaves its footer as it is (no column renamed, dropped or widened): the
+// stored bytes, found from the schema alone; else nil.
+func unchangedView(footer []byte, size int64, rn *Rename) (*View, error) {
+	fs, err := decodeFooterSchema(footer)
+	if err != nil {
+		return nil, err
+	}
+	w := &renameWalk{}
+	if err := w.walk(&format.FileMetaData{Schema: fs.Schema}, rn); err != nil {
+		return nil, err
+	}
+	if w.changed || slices.ContainsFunc(w.widen, func(wd *widening) bool { return wd != nil }) {
+		return nil, nil
+	}
+	v := &View{Rows: fs.NumRows, unchanged: true}
+	b := &viewBuilder{v: v}
+	b.add(segment{n: size, src: 0})
+	v.size = b.pos
+	return v, nil
+}
+
 // renamedView serves a file whose rows all stay under a Rename: the
 // source's bytes up to its footer, then the rewritten footer. A footer no
 // longer than the source's (names no longer than the physical ones) is
@@ -317,8 +339,7 @@ const maxSchemaDepth = 100
 func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*View, error) {
 	out := *md
 	out.RowGroups = slices.Clone(md.RowGroups)
-	changed, err := rn.apply(&out)
-	if err != nil {
+	if _, err := rn.apply(&out); err != nil {
 		return nil, err
 	}
 	var rows int64
@@ -327,12 +348,6 @@ func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*Vie
 	}
 	v := &View{Rows: rows, CopiedRowGroups: len(out.RowGroups)}
 	b := &viewBuilder{v: v}
-	if !changed {
-		v.unchanged = true
-		b.add(segment{n: size, src: 0})
-		v.size = b.pos
-		return v, nil
-	}
 	tail, err := encodeFooter(&out)
 	if err != nil {
 		return nil, err

@@ -14,12 +14,29 @@ func NeedsView(f *replay.File, rn *parquetview.Rename) bool { return f.DV != nil
 // View returns the view of f with its columns renamed by rn (nil: as
 // stored), building it on first use (dvfilter.Views caches it).
 func (fs *Files) View(ctx context.Context, f *replay.File, rn *parquetview.Rename) (*parquetview.View, error) {
-	v, err := fs.views.get(ctx, f, rn)
+	v, err := fs.views.get(ctx, f, rn, fs.stored(f))
 	if err != nil {
 		return nil, err
 	}
 	fs.sizes.Set(viewKey(f, rn), v.Size())
 	return v, nil
+}
+
+// stored reads the stored bytes of f for building its view: a file of one
+// block through the block cache, where the reads that follow find it (a
+// view's footer is most of a small file); a larger one with ranged reads
+// of what the build needs.
+func (fs *Files) stored(f *replay.File) parquetview.RangeReader {
+	return parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
+		if f.Size > fs.opts.BlockSize || off < 0 || off > f.Size {
+			return readOf(ctx, fs.st, f.Path, off, n, f.Size)
+		}
+		b, err := fs.block(ctx, f.Path, f.Size, 0)
+		if err != nil {
+			return nil, err
+		}
+		return b[off:min(off+n, int64(len(b)))], nil
+	})
 }
 
 // ServedSize is the size f is served with: its stored size, or its view's.

@@ -59,8 +59,9 @@ func (vs *views) vector(ctx context.Context, dv *action.DeletionVector) (*dvfilt
 }
 
 // get returns the view of f with its columns renamed by rn, building it on
-// first use. Errors name the data file and the vector.
-func (vs *views) get(ctx context.Context, f *replay.File, rn *parquetview.Rename) (*parquetview.View, error) {
+// first use from src (f's stored bytes). Errors name the data file and the
+// vector.
+func (vs *views) get(ctx context.Context, f *replay.File, rn *parquetview.Rename, src parquetview.RangeReader) (*parquetview.View, error) {
 	if !NeedsView(f, rn) {
 		return nil, fmt.Errorf("%s needs no view", f.Path)
 	}
@@ -73,9 +74,6 @@ func (vs *views) get(ctx context.Context, f *replay.File, rn *parquetview.Rename
 			}
 			rows = vec
 		}
-		src := parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
-			return readOf(ctx, vs.st, f.Path, off, n, f.Size)
-		})
 		opts := vs.build
 		opts.Rename = rn
 		v, err := parquetview.Build(ctx, src, f.Size, rows, opts)
