@@ -26,10 +26,10 @@ import (
 //
 // A file with a deletion vector, or one whose columns are served under
 // their logical names, is served as its view (dvfile.go): a valid Parquet
-// file without the deleted rows, with the served column names (unless
-// the view finds nothing to change: then it is served as stored). Its size is
-// the stored one where the view keeps it (renamed only, footer padded),
-// else known once the view is built at the node's lookup.
+// file without the deleted rows, with the served column names; a file
+// whose view finds nothing to change is served as stored. Its size is the
+// stored one where the view keeps it (renamed only, footer padded), else
+// known once the view is built at the node's lookup.
 type fileNode struct {
 	fusefs.Inode
 	readOnlyFile

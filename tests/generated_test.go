@@ -86,6 +86,18 @@ func mustCommit(t *testing.T, gen *deltagen.Table, actions ...action.Action) int
 	return v
 }
 
+// commitDV commits a deletion vector on the file add added: its remove,
+// and its add again with an inline vector deleting rows.
+func commitDV(t *testing.T, gen *deltagen.Table, add action.Action, rows ...uint64) {
+	t.Helper()
+	dv, err := deltagen.InlineDV(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := add.Add
+	mustCommit(t, gen, deltagen.Remove(f.Path, f.ModificationTime), deltagen.AddFileDV(f.Path, f.Size, f.ModificationTime, f.PartitionValues, f.Stats, dv))
+}
+
 func mustAdd(t *testing.T, gen *deltagen.Table, path string, rows int) action.Action {
 	t.Helper()
 	a, err := gen.DataFileAdd(path, rows, 1, nil)

@@ -96,13 +96,7 @@ func TestLogicalViewGeneratedColumnMapping(t *testing.T) {
 			}
 			mustCommit(t, gen, adds...)
 			mustCommit(t, gen, deltagen.Metadata(deltagen.MappedSchema("full_name", true, true), []string{"part"}, deltagen.MappedConfig(mode)))
-			dv, err := deltagen.InlineDV([]uint64{1, 2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f1 := adds[0].Add
-			withDV := deltagen.AddFileDV(f1.Path, f1.Size, f1.ModificationTime, f1.PartitionValues, f1.Stats, dv)
-			mustCommit(t, gen, deltagen.Remove(f1.Path, f1.ModificationTime), withDV)
+			commitDV(t, gen, adds[0], 1, 2)
 			if _, err := gen.V2Checkpoint(3, "json", 1); err != nil {
 				t.Fatal(err)
 			}

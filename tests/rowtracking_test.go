@@ -52,11 +52,7 @@ func TestRowTrackingColumnsHidden(t *testing.T) {
 	add := deltagen.AddFile("a-rewritten.parquet", int64(len(stored)), 1_700_000_000_000, nil, "")
 	mustCommit(t, gen, deltagen.Protocol(3, 7, []string{"deletionVectors"}, features), deltagen.Metadata(deltagen.SimpleSchema, nil, conf), plain)
 	mustCommit(t, gen, add)
-	dv, err := deltagen.InlineDV([]uint64{0, 19})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustCommit(t, gen, deltagen.Remove(add.Add.Path, 1), deltagen.AddFileDV(add.Add.Path, add.Add.Size, add.Add.ModificationTime, nil, "", dv))
+	commitDV(t, gen, add, 0, 19)
 
 	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
 	type tableRow struct {

@@ -97,11 +97,7 @@ func TestWidenedColumnMappedTable(t *testing.T) {
 	old := add("a-old.parquet", narrow)
 	mustCommit(t, gen, deltagen.Protocol(3, 7, features, features), deltagen.Metadata(wideningSchema(false), nil, conf), old)
 	mustCommit(t, gen, deltagen.Metadata(wideningSchema(true), nil, conf), add("b-new.parquet", wide))
-	dv, err := deltagen.InlineDV([]uint64{3, 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustCommit(t, gen, deltagen.Remove(old.Add.Path, 1), deltagen.AddFileDV(old.Add.Path, old.Add.Size, old.Add.ModificationTime, nil, "", dv))
+	commitDV(t, gen, old, 3, 4)
 
 	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
 	type logicalRow struct {

@@ -181,7 +181,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		dropSchemaCaches(&out)
 	}
 	if opts.Rename != nil {
-		if _, err := opts.Rename.apply(&out); err != nil {
+		if err := opts.Rename.apply(&out); err != nil {
 			return nil, err
 		}
 	}

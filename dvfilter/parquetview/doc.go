@@ -2,9 +2,10 @@
 // Parquet file made of byte ranges of the stored one and a few new bytes,
 // built by transforms of the stored file. Three transforms exist: leaving
 // out rows (the rows a deletion vector deletes: Build's Rows), serving the
-// columns under other names, or fewer of them (Rename: column mapping),
-// and serving columns in wider types than stored (a Rename's LeafType:
-// type widening, widen.go; every row group is then re-encoded).
+// columns under other names, or fewer of them (Rename: column mapping,
+// columns outside the table's schema), and serving columns in wider types
+// than stored (a Rename's LeafType: type widening, widen.go; every row
+// group is then re-encoded).
 //
 // A row group that loses no row is copied byte for byte; one that loses
 // every row is dropped; one that loses some is rebuilt page by page where
@@ -12,7 +13,9 @@
 // copied, the others re-encoded) and else decoded and re-encoded whole
 // (reencode.go). The footer is rewritten (footer.go, footer_encode.go),
 // and renamed (rename.go) when asked. A file that only loses columns'
-// names keeps every byte before its footer.
+// names keeps every byte before its footer; one that loses nothing (a
+// Rename keeping its columns as they are, no row deleted) is Unchanged,
+// found from the footer's schema alone.
 //
 // The package reads through the narrow RangeReader the caller passes and
 // never talks to storage itself; which rows are deleted comes from Rows (a

@@ -54,16 +54,16 @@ var schemaCaches = []string{"ARROW:schema", "org.apache.spark.sql.parquet.row.me
 
 // apply rewrites md in place: the schema keeps the matched columns under
 // their served names, and every row group keeps their column chunks, with
-// paths in the served names. Offsets are untouched. It reports whether
-// anything changed: a footer that keeps every column under its stored
-// name is left as it is, schema caches included.
-func (rn *Rename) apply(md *format.FileMetaData) (bool, error) {
+// paths in the served names. Offsets are untouched. A footer that keeps
+// every column under its stored name is left as it is, schema caches
+// included.
+func (rn *Rename) apply(md *format.FileMetaData) error {
 	w := &renameWalk{}
 	if err := w.walk(md, rn); err != nil {
-		return false, err
+		return err
 	}
 	if !w.changed {
-		return false, nil
+		return nil
 	}
 	newIndex := make([]int, len(w.keep)) // source leaf -> served leaf, -1: dropped
 	n := 0
@@ -81,7 +81,7 @@ func (rn *Rename) apply(md *format.FileMetaData) (bool, error) {
 	for i := range md.RowGroups {
 		rg := &md.RowGroups[i]
 		if len(rg.Columns) != len(w.keep) {
-			return false, fmt.Errorf("row group %d has %d column chunks for %d leaf columns: %w", i, len(rg.Columns), len(w.keep), ErrParquet)
+			return fmt.Errorf("row group %d has %d column chunks for %d leaf columns: %w", i, len(rg.Columns), len(w.keep), ErrParquet)
 		}
 		cols := rg.Columns[:0:0]
 		for j, cc := range rg.Columns {
@@ -115,7 +115,7 @@ func (rn *Rename) apply(md *format.FileMetaData) (bool, error) {
 	}
 	md.Schema = w.out
 	dropSchemaCaches(md)
-	return true, nil
+	return nil
 }
 
 // dropSchemaCaches leaves out of md the schema caches, stale once a
@@ -339,7 +339,11 @@ func unchangedView(footer []byte, size int64, rn *Rename) (*View, error) {
 func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*View, error) {
 	out := *md
 	out.RowGroups = slices.Clone(md.RowGroups)
-	if _, err := rn.apply(&out); err != nil {
+	if err := rn.apply(&out); err != nil {
+		return nil, err
+	}
+	tail, err := encodeFooter(&out)
+	if err != nil {
 		return nil, err
 	}
 	var rows int64
@@ -348,10 +352,6 @@ func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*Vie
 	}
 	v := &View{Rows: rows, CopiedRowGroups: len(out.RowGroups)}
 	b := &viewBuilder{v: v}
-	tail, err := encodeFooter(&out)
-	if err != nil {
-		return nil, err
-	}
 	b.add(segment{n: dataEnd, src: 0})
 	if pad := size - dataEnd - int64(len(tail)); pad > 0 {
 		b.add(segment{n: pad, data: make([]byte, pad)})
