@@ -60,11 +60,12 @@ func isShortRead(err error) bool { return bytes.Contains([]byte(err.Error()), []
 // columns of any kind (deltagen.AnyKinds) at the top, in a group and in a
 // group within it, rows with and without the group, pages of any size in
 // v1 or v2, one or several row groups, any rows deleted, and, when
-// rename, every column renamed and some dropped (column mapping), and
-// leaves given wider types (type widening: the high bits of drop pick
-// them). The view must hold exactly the rows of the file the vector
-// leaves, value for value (converted where widened), of the columns kept,
-// under their new names.
+// rename, every column renamed (unless the top bit of pageBytes keeps the
+// names) and some dropped (column mapping), and leaves given wider types
+// (type widening: the high bits of drop pick them). The view must hold
+// exactly the rows of the file the vector leaves, value for value
+// (converted where widened), of the columns kept, under their new names;
+// a view that changes nothing must be Unchanged, the file's bytes.
 func FuzzViewSchemas(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(50), uint64(0xf0f0f0f0f0f0f0f0), uint16(512), false, uint8(7), uint64(0x8000000000000421), false, uint64(0))
 	f.Add([]byte{5, 6, 5, 6, 7, 9, 2, 1, 1}, uint8(199), ^uint64(0), uint16(100), true, uint8(0), uint64(1), true, uint64(0))
@@ -74,6 +75,8 @@ func FuzzViewSchemas(f *testing.F) {
 	f.Add([]byte{10, 1, 10, 10, 5, 10, 6, 10, 2}, uint8(90), uint64(0xf0f0f0f0f0f0f0f0), uint16(400), true, uint8(2), uint64(0x4242), true, uint64(0b1001001))
 	// Widened: long, double, decimal, short, int, decimal, long, double, decimal.
 	f.Add([]byte{3, 2, 3, 9, 3, 2, 3, 3, 9}, uint8(150), uint64(0xf0f0f0f0f0f0f0f0), uint16(200), true, uint8(2), uint64(0x0303), true, uint64(93234019)<<32)
+	// Names kept, nothing dropped, deleted or widened: Unchanged.
+	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(60), uint64(0xf0f0f0f0f0f0f0f0), uint16(1<<15|700), true, uint8(2), uint64(0), true, uint64(0))
 	paths := []string{"a", "b", "c", "g.x", "g.y", "g.h.z", "m", "n", "g.h.w"}
 	f.Fuzz(func(t *testing.T, kinds []byte, nrows uint8, groups uint64, pageBytes uint16, v2 bool, rowGroups uint8, deleted uint64, rename bool, drop uint64) {
 		rows := int(nrows)%200 + 1
@@ -97,12 +100,13 @@ func FuzzViewSchemas(f *testing.F) {
 		opts := BuildOptions{SpillDir: t.TempDir()}
 		var keepLeaf []bool // nil: every column kept
 		var widen []*widening
+		keepNames := pageBytes>>15 == 1 // pageBytes%8192 ignores the top bits
 		if rename {
 			md, _, err := readFooter(context.Background(), src, int64(len(data)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts.Rename, keepLeaf = renameAll(md.Schema, drop, fuzzLeafType(drop>>32))
+			opts.Rename, keepLeaf = renameAll(md.Schema, drop, fuzzLeafType(drop>>32), keepNames)
 			if !slices.Contains(keepLeaf, true) {
 				t.Skip("every column dropped")
 			}
@@ -115,6 +119,10 @@ func FuzzViewSchemas(f *testing.F) {
 			t.Fatalf("a file parquet-go wrote: %v", err)
 		}
 		view := materialize(t, v, src)
+		asStored := rename && keepNames && len(del) == 0 && !slices.Contains(keepLeaf, false) && widen == nil
+		if v.Unchanged() != asStored || v.Unchanged() && !bytes.Equal(view, data) {
+			t.Fatalf("unchanged %v, want %v; bytes equal %v", v.Unchanged(), asStored, bytes.Equal(view, data))
+		}
 		got := allRows(t, view)
 		want := allRows(t, data)
 		kept := want[:0]
@@ -129,7 +137,7 @@ func FuzzViewSchemas(f *testing.F) {
 				t.Fatal(err)
 			}
 			for _, field := range vf.Schema().Fields() {
-				if !strings.HasPrefix(field.Name(), "L_") {
+				if keepNames == strings.HasPrefix(field.Name(), "L_") {
 					t.Fatalf("column %q served under its stored name", field.Name())
 				}
 			}
@@ -147,11 +155,11 @@ func FuzzViewSchemas(f *testing.F) {
 
 // renameAll returns the Rename that serves every field of a schema (its
 // top-level columns and the fields of its structs, those inside lists
-// too) as "L_" and its name, but the fields drop picks (bit i: the i-th
-// such field, in schema order), and which of the source's leaves it
-// keeps. The elements of lists and the keys and values of maps keep their
-// names.
-func renameAll(schema []format.SchemaElement, drop uint64, types func(leaf int) *LeafType) (*Rename, []bool) {
+// too) as "L_" and its name (unless keepNames), but the fields drop picks
+// (bit i: the i-th such field, in schema order), and which of the
+// source's leaves it keeps. The elements of lists and the keys and values
+// of maps keep their names.
+func renameAll(schema []format.SchemaElement, drop uint64, types func(leaf int) *LeafType, keepNames bool) (*Rename, []bool) {
 	var keep []bool
 	pos, fields := 1, 0
 	dropNext := func() bool {
@@ -164,7 +172,7 @@ func renameAll(schema []format.SchemaElement, drop uint64, types func(leaf int) 
 		el := schema[pos]
 		pos++
 		c := Column{Name: el.Name, Physical: el.Name}
-		if renamed {
+		if renamed && !keepNames {
 			c.Name = "L_" + el.Name
 		}
 		if el.NumChildren.V <= 0 {
