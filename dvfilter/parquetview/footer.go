@@ -41,9 +41,10 @@ var (
 	magicEncrypted = []byte("PARE")
 )
 
-// footerTail is how much of the end of a file the first read fetches: most
-// footers fit, so one ranged read usually gets them.
-const footerTail = 64 << 10
+// FooterTail is how much of the end of a file Build reads first: most
+// footers fit, so one ranged read usually gets them. A file no larger is
+// read whole.
+const FooterTail = 64 << 10
 
 // readFull reads exactly n bytes at off.
 func readFull(ctx context.Context, src RangeReader, off, n int64) ([]byte, error) {
@@ -101,7 +102,7 @@ func footerBytes(ctx context.Context, src RangeReader, size int64) ([]byte, int6
 	if size < int64(2*len(magic)+4) {
 		return nil, 0, fmt.Errorf("file of %d bytes is too small for Parquet: %w", size, ErrParquet)
 	}
-	n := min(size, footerTail)
+	n := min(size, FooterTail)
 	tail, err := readFull(ctx, src, size-n, n)
 	if err != nil {
 		return nil, 0, err

@@ -22,13 +22,14 @@ func (fs *Files) View(ctx context.Context, f *replay.File, rn *parquetview.Renam
 	return v, nil
 }
 
-// stored reads the stored bytes of f for building its view: a file of one
-// block through the block cache, where the reads that follow find it (a
-// view's footer is most of a small file); a larger one with ranged reads
-// of what the build needs.
+// stored reads the stored bytes of f for building its view: a file that
+// the first read of the build takes whole (parquetview.FooterTail) as
+// one block through the block cache, where the reads that follow find it;
+// a larger one with ranged reads of what the build needs (a stat may
+// build a view: it reads the footer, not a block).
 func (fs *Files) stored(f *replay.File) parquetview.RangeReader {
 	return parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
-		if f.Size > fs.opts.BlockSize || off < 0 || off > f.Size {
+		if f.Size > min(parquetview.FooterTail, fs.opts.BlockSize) || off < 0 || off > f.Size {
 			return readOf(ctx, fs.st, f.Path, off, n, f.Size)
 		}
 		b, err := fs.block(ctx, f.Path, f.Size, 0)
