@@ -42,6 +42,7 @@ type fileNode struct {
 	sameSize    bool                // a renamed file keeps its stored size
 	vanishes    bool                // tree.vanishes
 	sizeChecked atomic.Bool         // checkSizeOnce found the stored size the log's
+	asStored    atomic.Bool         // servedView found the view changes nothing
 	ino         uint64
 	size        int64 // served size: f.Size, or the view's size; set before the node is used
 
@@ -251,14 +252,18 @@ func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
 // servedView checks the stored size once (a clearer error than a view's)
 // and returns the view the node's file is served as; nil for a file served
 // as stored, including one whose view turned out to change nothing (a
-// Rename that keeps its columns as they are).
+// Rename that keeps its columns as they are), which later opens then skip.
 func (n *fileNode) servedView(ctx context.Context) (*parquetview.View, syscall.Errno) {
-	if errno := n.checkSizeOnce(); errno != 0 || !n.needsView() {
+	if errno := n.checkSizeOnce(); errno != 0 || !n.needsView() || n.asStored.Load() {
 		return nil, errno
 	}
 	v, errno := n.view(ctx)
-	if errno != 0 || v.Unchanged() {
+	if errno != 0 {
 		return nil, errno
+	}
+	if v.Unchanged() {
+		n.asStored.Store(true)
+		return nil, 0
 	}
 	return v, 0
 }
