@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -265,4 +267,68 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// goroutineID is the number runtime.Stack gives the calling goroutine.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	return id
+}
+
+func TestNestedLoadRunsInItsCaller(t *testing.T) {
+	views, blocks := New[string, int](1<<20, nil), New[string, int](1<<20, nil)
+	defer views.Close()
+	defer blocks.Close()
+	var outer, inner string
+	v, err := views.GetOrLoad(context.Background(), "view", func(ctx context.Context) (int, error) {
+		outer = goroutineID()
+		return blocks.GetOrLoad(ctx, "block", func(context.Context) (int, error) {
+			inner = goroutineID()
+			return 7, nil
+		})
+	})
+	if err != nil || v != 7 {
+		t.Fatalf("got %d, %v", v, err)
+	}
+	if outer == goroutineID() || inner != outer {
+		t.Fatalf("caller %s, outer load %s, nested load %s: want the nested load in the outer's goroutine", goroutineID(), outer, inner)
+	}
+	if v, ok := blocks.Get("block"); !ok || v != 7 {
+		t.Fatalf("nested load's value not cached: %d, %v", v, ok)
+	}
+}
+
+func TestNestedLoadStopsWhenNobodyWaits(t *testing.T) {
+	views, blocks := New[string, int](1<<20, nil), New[string, int](1<<20, nil)
+	defer views.Close()
+	defer blocks.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	started, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		<-started
+		cancel()
+	}()
+	_, err := views.GetOrLoad(ctx, "view", func(ctx context.Context) (int, error) {
+		return blocks.GetOrLoad(ctx, "block", func(lctx context.Context) (int, error) {
+			close(started)
+			<-lctx.Done()
+			close(stopped)
+			return 0, lctx.Err()
+		})
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(time.Minute):
+		t.Fatal("the nested load went on after its only caller left")
+	}
+	// The next caller loads afresh.
+	waitFor(t, func() bool {
+		v, err := blocks.GetOrLoad(context.Background(), "block", func(context.Context) (int, error) { return 3, nil })
+		return err == nil && v == 3
+	})
 }

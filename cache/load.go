@@ -24,6 +24,11 @@ type flight[V any] struct {
 // its cancellation: it is cancelled only when every caller waiting for it has
 // given up, so one impatient caller does not fail the others. A caller whose
 // ctx ends returns ctx.Err() at once. A panic in load is returned as an error.
+//
+// A load started by another load (ctx is a load's context: a view's build
+// reading a block) runs in the caller's goroutine, which would only wait
+// for it: a goroutine hand-off each way was a third of the first read of a
+// small file's view. That caller still leaves the load when its ctx ends.
 func (c *Cache[K, V]) GetOrLoad(ctx context.Context, key K, load func(ctx context.Context) (V, error)) (V, error) {
 	if v, ok := c.Get(key); ok {
 		return v, nil
@@ -40,10 +45,17 @@ func (c *Cache[K, V]) GetOrLoad(ctx context.Context, key K, load func(ctx contex
 			c.mu.Unlock()
 			return v, nil
 		}
-		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		lctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), inLoad{}, true))
 		f = &flight[V]{done: make(chan struct{}), waiters: 1, cancel: cancel}
 		c.flights[key] = f
 		c.loads.Add(1)
+		if ctx.Value(inLoad{}) != nil {
+			c.mu.Unlock()
+			stop := context.AfterFunc(ctx, func() { c.leave(key, f) })
+			c.run(lctx, key, f, load)
+			stop()
+			return f.val, f.err
+		}
 		go c.run(lctx, key, f, load)
 	}
 	c.mu.Unlock()
@@ -52,21 +64,29 @@ func (c *Cache[K, V]) GetOrLoad(ctx context.Context, key K, load func(ctx contex
 	case <-f.done:
 		return f.val, f.err
 	case <-ctx.Done():
-		c.mu.Lock()
-		f.waiters--
-		if f.waiters == 0 {
-			// Nobody wants this load any more: stop it, and let the next
-			// caller start afresh rather than join a cancelled load.
-			f.cancel()
-			if c.flights[key] == f {
-				delete(c.flights, key)
-			}
-		}
-		c.mu.Unlock()
+		c.leave(key, f)
 		var zero V
 		return zero, ctx.Err()
 	}
 }
+
+// leave is a caller of flight f giving up on it.
+func (c *Cache[K, V]) leave(key K, f *flight[V]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f.waiters--
+	if f.waiters == 0 {
+		// Nobody wants this load any more: stop it, and let the next
+		// caller start afresh rather than join a cancelled load.
+		f.cancel()
+		if c.flights[key] == f {
+			delete(c.flights, key)
+		}
+	}
+}
+
+// inLoad marks the context of a load (GetOrLoad).
+type inLoad struct{}
 
 // peek is Get without touching the hit and miss counters.
 func (c *Cache[K, V]) peek(key K) (V, bool) {
