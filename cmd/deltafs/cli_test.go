@@ -199,6 +199,11 @@ func TestSchema(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "newid\tinteger\tphysical id\tid 1\tpartition\n") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
+	// A Databricks pipeline's first commit has a metaData action without a schema.
+	code, _, errOut = runCLI("schema", "--version", "0", testdata(t, "delta-rs/data/delta-live-table"))
+	if want := "deltafs schema: v0: schema: the metaData action has no schemaString"; code != 1 || !strings.HasPrefix(errOut, want) {
+		t.Errorf("exit %d, stderr %q, want 1 and %q", code, errOut, want)
+	}
 }
 
 // TestDiff: diff lists the files added and removed between two versions,

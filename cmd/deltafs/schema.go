@@ -44,7 +44,7 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fields, err := layout.ParseSchema(snap.Metadata.SchemaString)
 	if err != nil {
-		return err
+		return fmt.Errorf("v%d: %w", snap.Version, err)
 	}
 	var cols []schemaColumn
 	var walk func(fields []layout.Field, path []string)

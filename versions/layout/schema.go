@@ -2,6 +2,7 @@ package layout
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -42,6 +43,10 @@ const (
 
 // ParseSchema decodes a metaData action's schemaString.
 func ParseSchema(schemaString string) ([]Field, error) {
+	if schemaString == "" {
+		// PROTOCOL.md requires it; a Databricks pipeline's first commit lacks it.
+		return nil, errors.New("schema: the metaData action has no schemaString: the table has no schema at this version")
+	}
 	var raw rawType
 	if err := json.Unmarshal([]byte(schemaString), &raw); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
