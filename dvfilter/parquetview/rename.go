@@ -9,10 +9,11 @@ import (
 
 // Rename says which columns a served file has and what they are called:
 // the logical schema of a column-mapped Delta table at one version. Source
-// columns are found by physical name, or by Parquet field id when ByID;
-// source columns that match no Column (dropped from the table) are not
-// served. Only the footer changes, the data pages are the source's, unless
-// a leaf's Type is wider than the stored one.
+// columns are found by physical name (in another case where no column has
+// the exact one), or by Parquet field id when ByID; source columns that
+// match no Column (dropped from the table) are not served. Only the footer
+// changes, the data pages are the source's, unless a leaf's Type is wider
+// than the stored one.
 type Rename struct {
 	ByID    bool
 	Columns []Column
@@ -203,12 +204,16 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 		return nil
 	}
 	kept := int32(0)
+	first := w.pos
 	for c := int32(0); c < children; c++ {
 		if w.pos >= len(w.src) {
 			return fmt.Errorf("schema tree is truncated: %w", ErrParquet)
 		}
 		child := &w.src[w.pos]
-		target, served, ok := w.match(col, child, children, c)
+		target, served, ok, err := w.match(col, child, children, c, first)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			w.changed = true
 			if err := w.skip(depth + 1); err != nil {
@@ -231,57 +236,6 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 	}
 	w.out[at].NumChildren.V = kept
 	return nil
-}
-
-// match says what the source element child (the c-th of n children of a
-// group served as col) is served as.
-func (w *renameWalk) match(col *Column, child *format.SchemaElement, n, c int32) (*Column, string, bool) {
-	if col == nil {
-		return nil, child.Name, true
-	}
-	switch col.Kind {
-	case StructColumn:
-		for i := range col.Children {
-			f := &col.Children[i]
-			// By id, a Column without one (ID 0) is found by name.
-			byID := w.byID && f.ID != 0
-			if (byID && child.FieldID != 0 && int64(child.FieldID) == f.ID) || (!byID && child.Name == f.Physical) {
-				return f, f.Name, true
-			}
-		}
-		return nil, "", false
-	case ListColumn, MapColumn:
-		if n != 1 || len(col.Children) == 0 {
-			return nil, child.Name, true
-		}
-		// The repeated group: for a list of the standard three levels it
-		// holds the element; in the legacy two-level form it is the element.
-		if col.Kind == ListColumn && (child.NumChildren.V != 1 || child.Name == "array") {
-			return &col.Children[0], child.Name, true
-		}
-		return &Column{Kind: repeatedKind(col.Kind), Children: col.Children}, child.Name, true
-	case repeatedList:
-		return &col.Children[0], child.Name, true
-	case repeatedMap:
-		if int(c) < len(col.Children) {
-			return &col.Children[c], child.Name, true
-		}
-	}
-	return nil, child.Name, true
-}
-
-// The repeated middle level of a list or map, between the annotated group
-// and the element (or key and value).
-const (
-	repeatedList ColumnKind = 100 + iota
-	repeatedMap
-)
-
-func repeatedKind(k ColumnKind) ColumnKind {
-	if k == ListColumn {
-		return repeatedList
-	}
-	return repeatedMap
 }
 
 // skip passes over the element at w.pos and its subtree: a dropped column.

@@ -3,8 +3,10 @@ package parquetview
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -154,5 +156,71 @@ func TestRenameByIDFindsColumnsWithoutIDByName(t *testing.T) {
 	}
 	if fmt.Sprint(names) != "[id _change_type]" {
 		t.Errorf("served columns %v, want [id _change_type]", names)
+	}
+}
+
+// TestRenameFindsColumnsStoredInAnotherCase: Delta readers match a
+// file's column names to the schema's whatever their case, so a file
+// storing ID where the schema says id is served as id, at its stored
+// size, unless a sibling stores the exact name; two siblings that both
+// fold to it are an error.
+func TestRenameFindsColumnsStoredInAnotherCase(t *testing.T) {
+	type upper struct {
+		ID     int64  `parquet:"ID"`
+		Name   string `parquet:"Name"`
+		Nested struct {
+			X int32 `parquet:"X"`
+		} `parquet:"NESTED"`
+	}
+	mk := func(i int64) upper {
+		r := upper{ID: i, Name: fmt.Sprint("n", i)}
+		r.Nested.X = int32(-i)
+		return r
+	}
+	data := writeRowGroups(t, mk, []int{4})
+	src := &bytesSource{data: data}
+	v, err := Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: tableColumns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := materialize(t, v, src)
+	if v.Size() != int64(len(data)) {
+		t.Errorf("served size %d, stored %d", v.Size(), len(data))
+	}
+	rows, err := parquet.Read[schemaOnly](bytes.NewReader(view), int64(len(view)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(rows) != "[{0 n0 {0}} {1 n1 {-1}} {2 n2 {-2}} {3 n3 {-3}}]" {
+		t.Errorf("rows %v", rows)
+	}
+
+	type both struct {
+		Exact int64 `parquet:"id"`
+		Upper int64 `parquet:"ID"`
+	}
+	data = writeRowGroups(t, func(i int64) both { return both{i, -i} }, []int{3})
+	src = &bytesSource{data: data}
+	v, err = Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: tableColumns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, el := range footerOf(t, materialize(t, v, src)).Schema[1:] {
+		names = append(names, el.Name)
+	}
+	if fmt.Sprint(names) != "[id]" {
+		t.Errorf("served columns %v, want the exact name alone: [id]", names)
+	}
+
+	type twoCases struct {
+		A int64 `parquet:"Id"`
+		B int64 `parquet:"iD"`
+	}
+	data = writeRowGroups(t, func(i int64) twoCases { return twoCases{i, -i} }, []int{3})
+	src = &bytesSource{data: data}
+	_, err = Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: tableColumns})
+	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), `"Id" and "iD"`) {
+		t.Errorf("two columns naming id but for case: %v", err)
 	}
 }

@@ -59,14 +59,20 @@ func partitionDirs(md *action.Metadata, parts []*replay.Partition, files int) (f
 	}, nil
 }
 
-// lookup finds a partition column's value; a column absent from the map is
-// null, as PROTOCOL.md allows.
+// lookup finds a partition column's value, under a key that differs in
+// case alone where none is exact; a column absent from the map is null, as
+// PROTOCOL.md allows.
 func lookup(p *replay.Partition, key string) (value string, null bool) {
 	if p == nil {
 		return "", true
 	}
 	for _, v := range p.Values {
 		if v.Column == key {
+			return v.Value, v.Null
+		}
+	}
+	for _, v := range p.Values {
+		if strings.EqualFold(v.Column, key) {
 			return v.Value, v.Null
 		}
 	}

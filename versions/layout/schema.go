@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Field is a field of a Delta table schema (PROTOCOL.md "Schema
@@ -143,10 +144,17 @@ func (r rawType) decode(depth int) (Type, error) {
 	return Type{}, fmt.Errorf("unknown type %q", r.obj.Type)
 }
 
-// Find returns the top-level field with the logical name, or nil.
+// Find returns the top-level field with the logical name, or nil; failing
+// an exact match, one whose name differs in case alone (Delta names
+// columns case-insensitively).
 func Find(fields []Field, name string) *Field {
 	for i := range fields {
 		if fields[i].Name == name {
+			return &fields[i]
+		}
+	}
+	for i := range fields {
+		if strings.EqualFold(fields[i].Name, name) {
 			return &fields[i]
 		}
 	}
