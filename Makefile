@@ -15,6 +15,9 @@ BIN      := bin/deltafs
 VENV     := .venv
 VENV_PY  := $(VENV)/bin/python
 FUZZTIME ?= 10s
+# Time a fuzz worker may spend shrinking a new input (the engine's default,
+# 60s, took whole short runs of targets whose inputs are files).
+FUZZMINIMIZE ?= 2s
 
 # The end-to-end tests (Go and Python) find the binary, the real Delta tables and the
 # venv's interpreter through these variables. Defaults suit a checkout that has the
@@ -102,13 +105,13 @@ fuzz:
 	for pkg in $$(find . -name '*_test.go' -not -path './.*' -exec grep -l '^func Fuzz' {} + | xargs -r -n1 dirname | sort -u); do \
 	  for fz in $$(cat "$$pkg"/*_test.go | sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p'); do \
 	    echo "--- fuzz $$pkg $$fz for $(FUZZTIME)"; \
-	    if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fz\$$" -fuzztime $(FUZZTIME) "$$pkg" 2>&1); then \
+	    if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fz\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) "$$pkg" 2>&1); then \
 	      echo "$$out"; \
 	      engine() { grep -q 'context deadline exceeded' <<<"$$1" && ! grep -q 'Failing input written' <<<"$$1"; }; \
 	      engine "$$out" || exit 1; \
 	      ok=0; for try in 1 2; do \
 	        echo "--- $$fz: the fuzzing engine hit its own deadline, no failing input (go.dev/issue/75804, fixed in Go 1.27): again ($$try of 2)"; \
-	        if out=$$($(GO) test -run '^$$' -fuzz "^$$fz\$$" -fuzztime $(FUZZTIME) "$$pkg" 2>&1); then tail -n 2 <<<"$$out"; ok=1; break; fi; \
+	        if out=$$($(GO) test -run '^$$' -fuzz "^$$fz\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) "$$pkg" 2>&1); then tail -n 2 <<<"$$out"; ok=1; break; fi; \
 	        echo "$$out"; engine "$$out" || exit 1; \
 	      done; [ $$ok = 1 ] || exit 1; \
 	    else tail -n 2 <<<"$$out"; fi; \

@@ -98,11 +98,7 @@ func TestRenameHidesColumnsOutsideTheSchema(t *testing.T) {
 		if hasKey(md, "ARROW:schema") {
 			t.Errorf("deleted %v: the schema cache naming the hidden columns is served", del)
 		}
-		var names []string
-		for _, el := range md.Schema[1:] {
-			names = append(names, el.Name)
-		}
-		if fmt.Sprint(names) != "[id name nested x]" {
+		if names := schemaNames(md); fmt.Sprint(names) != "[id name nested x]" {
 			t.Errorf("deleted %v: served schema %v", del, names)
 		}
 		rows, err := parquet.Read[schemaOnly](bytes.NewReader(view), int64(len(view)))
@@ -131,6 +127,15 @@ func footerOf(t *testing.T, data []byte) *format.FileMetaData {
 	return md
 }
 
+// schemaNames lists the names of md's schema elements below the root.
+func schemaNames(md *format.FileMetaData) []string {
+	var names []string
+	for _, el := range md.Schema[1:] {
+		names = append(names, el.Name)
+	}
+	return names
+}
+
 func hasKey(md *format.FileMetaData, key string) bool {
 	return slices.ContainsFunc(md.KeyValueMetadata, func(kv format.KeyValue) bool { return kv.Key == key })
 }
@@ -150,11 +155,7 @@ func TestRenameByIDFindsColumnsWithoutIDByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, el := range footerOf(t, materialize(t, v, src)).Schema[1:] {
-		names = append(names, el.Name)
-	}
-	if fmt.Sprint(names) != "[id _change_type]" {
+	if names := schemaNames(footerOf(t, materialize(t, v, src))); fmt.Sprint(names) != "[id _change_type]" {
 		t.Errorf("served columns %v, want [id _change_type]", names)
 	}
 }
@@ -177,13 +178,19 @@ func TestRenameFindsColumnsStoredInAnotherCase(t *testing.T) {
 		r.Nested.X = int32(-i)
 		return r
 	}
+	serve := func(data []byte) (*View, []byte, error) {
+		src := &bytesSource{data: data}
+		v, err := Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: tableColumns})
+		if err != nil {
+			return nil, nil, err
+		}
+		return v, materialize(t, v, src), nil
+	}
 	data := writeRowGroups(t, mk, []int{4})
-	src := &bytesSource{data: data}
-	v, err := Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: tableColumns})
+	v, view, err := serve(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := materialize(t, v, src)
 	if v.Size() != int64(len(data)) {
 		t.Errorf("served size %d, stored %d", v.Size(), len(data))
 	}
@@ -199,17 +206,11 @@ func TestRenameFindsColumnsStoredInAnotherCase(t *testing.T) {
 		Exact int64 `parquet:"id"`
 		Upper int64 `parquet:"ID"`
 	}
-	data = writeRowGroups(t, func(i int64) both { return both{i, -i} }, []int{3})
-	src = &bytesSource{data: data}
-	v, err = Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: tableColumns})
+	_, view, err = serve(writeRowGroups(t, func(i int64) both { return both{i, -i} }, []int{3}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, el := range footerOf(t, materialize(t, v, src)).Schema[1:] {
-		names = append(names, el.Name)
-	}
-	if fmt.Sprint(names) != "[id]" {
+	if names := schemaNames(footerOf(t, view)); fmt.Sprint(names) != "[id]" {
 		t.Errorf("served columns %v, want the exact name alone: [id]", names)
 	}
 
@@ -217,9 +218,7 @@ func TestRenameFindsColumnsStoredInAnotherCase(t *testing.T) {
 		A int64 `parquet:"Id"`
 		B int64 `parquet:"iD"`
 	}
-	data = writeRowGroups(t, func(i int64) twoCases { return twoCases{i, -i} }, []int{3})
-	src = &bytesSource{data: data}
-	_, err = Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: tableColumns})
+	_, _, err = serve(writeRowGroups(t, func(i int64) twoCases { return twoCases{i, -i} }, []int{3}))
 	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), `"Id" and "iD"`) {
 		t.Errorf("two columns naming id but for case: %v", err)
 	}
