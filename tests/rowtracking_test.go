@@ -121,3 +121,65 @@ func columnNames(s *parquet.Schema) []string {
 	}
 	return names
 }
+
+// TestColumnsStoredInAnotherCase: a file whose columns differ from the
+// schema's in case alone (an engine that does not keep the schema's case)
+// is served under the schema's names, with the materialized column hidden,
+// at its stored size, as a Delta reader matches names.
+func TestColumnsStoredInAnotherCase(t *testing.T) {
+	requireFUSE(t)
+	type upperRow struct {
+		ID    int64  `parquet:"ID"`
+		Value string `parquet:"VALUE,optional"`
+		RowID int64  `parquet:"_row-id-col-7f1e"`
+	}
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	var rows []upperRow
+	for i := range int64(10) {
+		rows = append(rows, upperRow{ID: i, Value: deltagen.RowValue(i), RowID: 100 + i})
+	}
+	if err := parquet.WriteFile(filepath.Join(dir, "upper.parquet"), rows); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := os.ReadFile(filepath.Join(dir, "upper.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := map[string]string{"delta.rowTracking.materializedRowIdColumnName": "_row-id-col-7f1e"}
+	mustCommit(t, gen, deltagen.Protocol(1, 7, nil, []string{"domainMetadata", "rowTracking"}), deltagen.Metadata(deltagen.SimpleSchema, nil, conf),
+		deltagen.AddFile("upper.parquet", int64(len(stored)), 1_700_000_000_000, nil, ""))
+
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	p := filepath.Join(m.dir, "latest", "upper.parquet")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(p); err != nil || info.Size() != int64(len(stored)) || len(data) != len(stored) {
+		t.Errorf("stat %v (%v), %d bytes read, %d stored", info.Size(), err, len(data), len(stored))
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(columnNames(f.Schema())); got != "[id value]" {
+		t.Errorf("columns %s, want [id value]", got)
+	}
+	type tableRow struct {
+		ID    int64  `parquet:"id"`
+		Value string `parquet:"value,optional"`
+	}
+	got, err := parquet.Read[tableRow](bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range got {
+		if r != (tableRow{int64(i), deltagen.RowValue(int64(i))}) {
+			t.Errorf("row %d: %v", i, r)
+		}
+	}
+	if len(got) != len(rows) {
+		t.Errorf("%d rows, want %d", len(got), len(rows))
+	}
+}
