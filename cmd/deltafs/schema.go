@@ -52,7 +52,7 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		for _, f := range fields {
 			p := append(slices.Clone(path), f.Name)
 			cols = append(cols, schemaColumn{Path: p, Type: typeName(f.Type), Nullable: f.Nullable, Physical: f.Physical, ID: f.ID,
-				Partition: len(path) == 0 && slices.Contains(snap.Metadata.PartitionColumns, f.Name)})
+				Partition: len(path) == 0 && layout.IsPartitionColumn(&snap.Metadata, f.Name)})
 			walk(nestedFields(f.Type), append(p, elementStep(f.Type)...))
 		}
 	}

@@ -48,13 +48,9 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 	if err != nil {
 		return nil, false, err
 	}
-	partition := map[string]bool{}
-	for _, c := range md.PartitionColumns {
-		partition[c] = true
-	}
 	var top []Field
 	for _, f := range fields {
-		if !partition[f.Name] { // partition values are not in the files
+		if !IsPartitionColumn(md, f.Name) { // partition values are not in the files
 			top = append(top, f)
 		}
 	}

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/deltafs/deltafs/replay"
@@ -32,8 +33,11 @@ func partitionDirs(md *action.Metadata, parts []*replay.Partition, files int) (f
 	cols := make([]column, len(md.PartitionColumns))
 	for i, name := range md.PartitionColumns {
 		cols[i] = column{prefix: EscapePathName(name) + "=", key: name}
-		if f := Find(fields, name); f != nil && mapped {
-			cols[i].key = f.Physical
+		if f := Find(fields, name); f != nil {
+			cols[i].prefix = EscapePathName(f.Name) + "=" // the schema's case
+			if mapped {
+				cols[i].key = f.Physical
+			}
 		}
 	}
 	// Interned partitions repeat: build each one's folders once.
@@ -57,6 +61,12 @@ func partitionDirs(md *action.Metadata, parts []*replay.Partition, files int) (f
 		memo[p] = b.String()
 		return memo[p], nil
 	}, nil
+}
+
+// IsPartitionColumn reports whether the top-level column name is one of
+// the table's partition columns, named in any case.
+func IsPartitionColumn(md *action.Metadata, name string) bool {
+	return slices.ContainsFunc(md.PartitionColumns, func(c string) bool { return strings.EqualFold(c, name) })
 }
 
 // lookup finds a partition column's value, under a key that differs in

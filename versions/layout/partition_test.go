@@ -9,16 +9,20 @@ import (
 
 // Delta names columns case-insensitively: a partition value stored under
 // a key that differs from the partition column in case alone is that
-// column's value, not a null; an exact key wins over such a one.
+// column's value, not a null; an exact key wins over such a one; folders
+// are named as the schema names the column.
 func TestPartitionDirsMatchKeysWhateverTheirCase(t *testing.T) {
 	md := &action.Metadata{
 		SchemaString:     `{"type":"struct","fields":[{"name":"Region","type":"string","nullable":true,"metadata":{}},{"name":"day","type":"string","nullable":true,"metadata":{}}]}`,
-		PartitionColumns: []string{"Region", "day"},
+		PartitionColumns: []string{"region", "day"}, // a folder takes the schema's case
 	}
 	parts := []*replay.Partition{
 		{Values: []action.PartitionValue{{Column: "DAY", Value: "1"}, {Column: "region", Value: "eu"}}},
 		{Values: []action.PartitionValue{{Column: "Day", Value: "wrong"}, {Column: "day", Value: "2"}, {Column: "Region", Value: "us"}}},
 		{Values: []action.PartitionValue{{Column: "day", Value: "3"}}},
+	}
+	if !IsPartitionColumn(md, "REGION") || IsPartitionColumn(md, "value") {
+		t.Error("IsPartitionColumn: REGION is one, value is not")
 	}
 	dirs, err := partitionDirs(md, parts, len(parts))
 	if err != nil {
