@@ -81,7 +81,8 @@ func TestTimeTravelByModificationTime(t *testing.T) {
 // TestTimeTravelByInCommitTimestamps: with in-commit timestamps (from v0,
 // or enabled at v3 with the enablement properties) those decide, whatever
 // the files' modification times say; versions before the enablement keep
-// their modification times.
+// their modification times; the property alone, without the feature in the
+// protocol, is not enough.
 func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 	const s = 1_700_000_000_000
 	ictConf := func(extra map[string]string) map[string]string {
@@ -123,6 +124,18 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 		setModTime(t, dir, 4, s+200)
 		table, _ := openTable(t, dir)
 		checkAsOf(t, table, map[int64]int64{s - 1: -1, s: 0, s + 1500: 1, s + 4999: 2, s + 5000: 3, s + 5999: 3, s + 6000: 4, s + 1e9: 4})
+	})
+	t.Run("property without the feature", func(t *testing.T) {
+		// Not active: the versions are timed by their files, and commits
+		// without an inCommitTimestamp are no error.
+		dir := t.TempDir()
+		gen := deltagen.New(dir)
+		mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, ictConf(nil)))
+		mustCommit(t, gen, mustAdd(t, gen, "part-1.parquet", 5))
+		setModTime(t, dir, 0, s)
+		setModTime(t, dir, 1, s+1000)
+		table, _ := openTable(t, dir)
+		checkAsOf(t, table, map[int64]int64{s - 1: -1, s: 0, s + 999: 0, s + 1000: 1})
 	})
 }
 

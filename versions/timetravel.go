@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -46,7 +47,9 @@ func (t *Table) tableClock(ctx context.Context, vs []int64) (clock, error) {
 		return clock{}, err
 	}
 	conf := snap.Metadata.Configuration
-	if conf[propICT] != "true" {
+	// Active only where supported too (PROTOCOL.md "In-Commit Timestamps":
+	// writer version 7 and the feature listed), as any table feature.
+	if conf[propICT] != "true" || !slices.Contains(snap.Protocol.WriterFeatures, "inCommitTimestamp") {
 		return clock{ictFrom: -1}, nil
 	}
 	c := clock{}
