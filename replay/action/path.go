@@ -178,7 +178,11 @@ func absoluteUnder(raw string, u *url.URL, root string) (string, error) {
 	if u.Path == "" || u.Path[0] != '/' || strings.Contains(u.Path, "/../") || strings.HasSuffix(u.Path, "/..") {
 		return "", fmt.Errorf("path %q is not a canonical absolute path", raw)
 	}
-	return u.Scheme + "://" + u.Host + u.Path, nil
+	external := u.Scheme + "://"
+	if u.User != nil { // an Azure container (abfss://container@account...)
+		external += u.User.String() + "@"
+	}
+	return external + u.Host + u.Path, nil
 }
 
 // KeyUnder maps an absolute path or URI (a 'p' deletion vector's
@@ -199,14 +203,35 @@ func KeyUnder(uri, root string) (string, error) {
 // root (an absolute URI).
 func IsExternal(path string) bool { return strings.Contains(path, "://") }
 
+// sameLocation reports whether the absolute URI u names the bucket or
+// container of the table root r.
 func sameLocation(u, r *url.URL) bool {
-	if u.Scheme != r.Scheme {
-		// s3a:// and s3n:// name the same buckets as s3://.
-		if !(strings.HasPrefix(u.Scheme, "s3") && strings.HasPrefix(r.Scheme, "s3")) {
-			return false
+	a, b := storeOf(u), storeOf(r)
+	return a.kind == b.kind && a.bucket == b.bucket && (a.account == "" || b.account == "" || a.account == b.account)
+}
+
+// store is the bucket or container a URI names, whatever the scheme
+// spelling it: s3a:// and s3n:// name the buckets of s3://; Azure writers
+// spell the container of azblob://container (the account from
+// ?storage_account=, or not said) as abfss://container@account.dfs... or
+// wasbs://container@account.blob...
+type store struct{ kind, bucket, account string }
+
+func storeOf(u *url.URL) store {
+	switch scheme := strings.ToLower(u.Scheme); scheme {
+	case "s3", "s3a", "s3n":
+		return store{kind: "s3", bucket: u.Host}
+	case "azblob":
+		return store{kind: "azure", bucket: u.Host, account: u.Query().Get("storage_account")}
+	case "abfs", "abfss", "wasb", "wasbs":
+		account, _, _ := strings.Cut(u.Hostname(), ".")
+		return store{kind: "azure", bucket: u.User.Username(), account: account}
+	default:
+		if u.User != nil {
+			return store{kind: scheme, bucket: u.User.String() + "@" + u.Host}
 		}
+		return store{kind: scheme, bucket: u.Host}
 	}
-	return u.Host == r.Host
 }
 
 // LogicalKey is the reconciliation key of a file action: its raw path and,

@@ -59,6 +59,28 @@ func TestCleanPathS3Root(t *testing.T) {
 	}
 }
 
+// Azure writers spell the container of an azblob:// root as
+// abfss://container@account.dfs.core.windows.net (or wasbs://...blob...);
+// outside the root, the container stays part of a file's identity.
+func TestCleanPathAzureRoot(t *testing.T) {
+	for _, c := range []struct{ raw, root, want string }{
+		{"abfss://c@acct.dfs.core.windows.net/w/t/p.parquet", "azblob://c/w/t", "p.parquet"},
+		{"wasbs://c@acct.blob.core.windows.net/w/t/d/p.parquet", "azblob://c/w/t", "d/p.parquet"},
+		{"abfss://c@acct.dfs.core.windows.net/w/t/p.parquet", "azblob://c/w/t?storage_account=acct", "p.parquet"},
+		{"abfss://c@other.dfs.core.windows.net/w/t/p.parquet", "azblob://c/w/t?storage_account=acct", "abfss://c@other.dfs.core.windows.net/w/t/p.parquet"},
+		{"abfss://c2@acct.dfs.core.windows.net/w/t/p.parquet", "azblob://c/w/t", "abfss://c2@acct.dfs.core.windows.net/w/t/p.parquet"},
+		{"abfss://c1@acct.dfs.core.windows.net/w/t/p.parquet", "s3://c1/w/t", "abfss://c1@acct.dfs.core.windows.net/w/t/p.parquet"},
+	} {
+		got, err := CleanPath(c.raw, c.root)
+		if err != nil || got != c.want {
+			t.Errorf("CleanPath(%q, %q) = %q, %v; want %q", c.raw, c.root, got, err, c.want)
+		}
+	}
+	if _, err := KeyUnder("abfss://c@acct.dfs.core.windows.net/w/t/dv.bin", "azblob://c/w/t"); err != nil {
+		t.Errorf("a deletion vector under the root: %v", err)
+	}
+}
+
 func TestKeyUnder(t *testing.T) {
 	for _, c := range []struct{ uri, want string }{
 		{"file:///t/deletion_vector_1.bin", "deletion_vector_1.bin"},
