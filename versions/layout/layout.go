@@ -60,7 +60,7 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, physical Physical) (*V
 		if v.Rename, v.SameSize, err = renameOf(&snap.Metadata, &snap.Protocol); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
 		}
-		if dirs, err = partitionDirs(&snap.Metadata, parts, len(snap.Files)); err != nil {
+		if dirs, err = partitionDirs(&snap.Metadata, &snap.Protocol, parts, len(snap.Files)); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
 		}
 	}

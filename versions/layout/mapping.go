@@ -11,11 +11,16 @@ import (
 )
 
 // mappingMode is the table's column mapping mode: "name", "id", or "" for
-// none.
-func mappingMode(md *action.Metadata) string {
+// none, which is also the mode of a table whose protocol does not support
+// column mapping (reader version 2, or 3 listing the feature) whatever its
+// property says.
+func mappingMode(md *action.Metadata, p *action.Protocol) string {
+	supported := p.MinReaderVersion == 2 || (p.MinReaderVersion >= 3 && slices.Contains(p.ReaderFeatures, "columnMapping"))
 	switch m := md.Configuration["delta.columnMapping.mode"]; m {
 	case "name", "id":
-		return m
+		if supported {
+			return m
+		}
 	}
 	return ""
 }
@@ -39,7 +44,7 @@ func hidesColumns(md *action.Metadata, p *action.Protocol) bool {
 // columns (hidesColumns) at this metadata and protocol (nil with none of
 // these), and whether renamed files surely keep their stored size.
 func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, bool, error) {
-	mode := mappingMode(md)
+	mode := mappingMode(md, p)
 	hidden := hidesColumns(md, p)
 	if mode == "" && !hidden && !strings.Contains(md.SchemaString, "delta.typeChanges") {
 		return nil, false, nil
@@ -62,12 +67,25 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 	if mode == "" && !hidden && !hasType(cols) {
 		return nil, false, nil // typeChanges only on partition columns
 	}
+	if mode == "" {
+		unmapped(cols)
+	}
 	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: fmt.Sprintf("%016x", h.Sum64())}
 	// In id mode the stored names are whatever the writer chose: only
 	// reading the footer tells its size; a widened column changes it.
 	// Without mapping, names are kept and dropped columns only shorten
 	// the footer.
-	return rn, mode != "id" && notLonger(top) && !hasType(cols), nil
+	return rn, mode != "id" && (mode == "" || notLonger(top)) && !hasType(cols), nil
+}
+
+// unmapped has every column found by its logical name: without column
+// mapping files store those, whatever physical names the schema's
+// metadata still carries.
+func unmapped(cols []parquetview.Column) {
+	for i := range cols {
+		cols[i].Physical, cols[i].ID = cols[i].Name, 0
+		unmapped(cols[i].Children)
+	}
 }
 
 // columns converts schema fields to the Rename's columns; the leaves of

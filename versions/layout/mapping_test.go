@@ -15,6 +15,10 @@ func TestRenameOf(t *testing.T) {
 	const widened = `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{` +
 		`"delta.typeChanges":[{"toType":"long","fromType":"integer","tableVersion":1}]}},` +
 		`{"name":"p","type":"string","nullable":true,"metadata":{}}]}`
+	const mapped = `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{` +
+		`"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"col-1"}},` +
+		`{"name":"p","type":"string","nullable":true,"metadata":{"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"col-2"}}]}`
+	nameMode := map[string]string{"delta.columnMapping.mode": "name", "delta.enableChangeDataFeed": "true"}
 	rowTracking := map[string]string{
 		"delta.enableRowTracking":                                  "true",
 		"delta.rowTracking.materializedRowIdColumnName":            "_row-id-col-1",
@@ -36,6 +40,12 @@ func TestRenameOf(t *testing.T) {
 		{"change data feed on", plain, map[string]string{"delta.enableChangeDataFeed": "TRUE"}, action.Protocol{}, "[id<-id]", true},
 		{"change data feed off", plain, map[string]string{"delta.enableChangeDataFeed": "false"}, action.Protocol{}, "", false},
 		{"change data feed among the features", plain, nil, action.Protocol{MinWriterVersion: 7, WriterFeatures: []string{"changeDataFeed"}}, "[id<-id]", true},
+		{"name mapping", mapped, nameMode, action.Protocol{MinReaderVersion: 2, MinWriterVersion: 5}, "[id<-col-1]", true},
+		{"name mapping among the features", mapped, nameMode, action.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"columnMapping"}}, "[id<-col-1]", true},
+		// A protocol without column mapping: no mapping, whatever the
+		// property and the fields' metadata say (files store logical names).
+		{"name mapping the protocol lacks", mapped, nameMode, action.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"deletionVectors"}}, "[id<-id]", true},
+		{"name mapping under reader version 1", mapped, nameMode, action.Protocol{MinReaderVersion: 1, MinWriterVersion: 4}, "[id<-id]", true},
 	} {
 		md := &action.Metadata{SchemaString: c.schema, PartitionColumns: []string{"p"}, Configuration: c.conf}
 		rn, sameSize, err := renameOf(md, &c.protocol)

@@ -15,7 +15,7 @@ const NullPartition = "__HIVE_DEFAULT_PARTITION__"
 
 // partitionDirs returns, for a partitioned table, the function giving file
 // i its folders ("year=2024/month=1/"); for another table, one giving "".
-func partitionDirs(md *action.Metadata, parts []*replay.Partition, files int) (func(int) (string, error), error) {
+func partitionDirs(md *action.Metadata, p *action.Protocol, parts []*replay.Partition, files int) (func(int) (string, error), error) {
 	if len(md.PartitionColumns) == 0 {
 		return func(int) (string, error) { return "", nil }, nil
 	}
@@ -26,7 +26,7 @@ func partitionDirs(md *action.Metadata, parts []*replay.Partition, files int) (f
 	if err != nil {
 		return nil, err
 	}
-	mapped := mappingMode(md) != ""
+	mapped := mappingMode(md, p) != ""
 	// Each partition column: its folder prefix and the key its values have
 	// in partitionValues (the physical name under column mapping).
 	type column struct{ prefix, key string }

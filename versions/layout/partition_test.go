@@ -24,7 +24,7 @@ func TestPartitionDirsMatchKeysWhateverTheirCase(t *testing.T) {
 	if !IsPartitionColumn(md, "REGION") || IsPartitionColumn(md, "value") {
 		t.Error("IsPartitionColumn: REGION is one, value is not")
 	}
-	dirs, err := partitionDirs(md, parts, len(parts))
+	dirs, err := partitionDirs(md, &action.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}, parts, len(parts))
 	if err != nil {
 		t.Fatal(err)
 	}
