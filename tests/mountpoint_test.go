@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,17 +24,23 @@ func TestMountPointSafety(t *testing.T) {
 	gen := deltagen.New(table)
 	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
 	mustCommit(t, gen, mustAdd(t, gen, "part-0.parquet", 10))
-	refused := func(dir, want string, extra ...string) {
+	// refusedBy runs a command line mounting at dir (the binary itself,
+	// or a wrapper running it).
+	refusedBy := func(argv []string, dir, want string) {
 		t.Helper()
 		before := mountsAt(t, dir)
-		out, err := exec.Command(bin, append([]string{"mount", table, dir}, extra...)...).CombinedOutput()
+		out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 		if code := exitCode(err); code != 1 || !strings.Contains(string(out), want) || strings.Count(string(out), "\n") != 1 {
-			t.Errorf("mount at %s: exit %d, %q; want exit 1 and one line with %q", dir, code, out, want)
+			t.Errorf("%v: exit %d, %q; want exit 1 and one line with %q", argv, code, out, want)
 		}
 		if after := mountsAt(t, dir); after != before {
 			t.Errorf("%s: %d mounts before, %d after", dir, before, after)
 			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
 		}
+	}
+	refused := func(dir, want string, extra ...string) {
+		t.Helper()
+		refusedBy(append([]string{bin, "mount", table, dir}, extra...), dir, want)
 	}
 
 	full := t.TempDir()
@@ -43,10 +50,16 @@ func TestMountPointSafety(t *testing.T) {
 	refused(full, "is not empty (1 entries, e.g. keep.txt)")
 	refused(filepath.Join(table, "_delta_log"), "lies inside the table")
 	refused(filepath.Join(full, "keep.txt"), "is not a directory")
+	// A link to a folder inside the table is that folder.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(filepath.Join(table, "_delta_log"), link); err != nil {
+		t.Fatal(err)
+	}
+	refused(link, "lies inside the table", "--nonempty")
 
 	p := startMount(t, bin, table, full, "--nonempty", "--refresh=-1s")
 	p.ready(t)
-	refused(full, "already mounted by deltafs (pid ")
+	refused(full, fmt.Sprintf("already mounted by deltafs (pid %d)", p.cmd.Process.Pid))
 	if _, err := os.Stat(filepath.Join(full, "latest", "part-0.parquet")); err != nil {
 		t.Errorf("the first mount stopped serving: %v", err)
 	}
@@ -59,6 +72,9 @@ func TestMountPointSafety(t *testing.T) {
 	_ = p.cmd.Process.Kill()
 	p.wait(procPatience)
 	refused(dead, "fusermount3 -u "+dead)
+	// A wrapper's command line names the mount point too: it is not the
+	// process serving it.
+	refusedBy([]string{"timeout", "600", bin, "mount", table, dead}, dead, "fusermount3 -u "+dead)
 	_ = syscall.Unmount(dead, syscall.MNT_DETACH)
 }
 

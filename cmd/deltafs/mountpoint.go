@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,6 +30,11 @@ func checkMountpoint(dir, location string, nonempty bool) error {
 		return fmt.Errorf("mountpoint %s: %w", dir, err)
 	case !info.IsDir():
 		return fmt.Errorf("mountpoint %s is not a directory", dir)
+	}
+	// Where the mount lands: a link to a folder inside the table is that
+	// folder.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
 	}
 	if fstype, ok := mountedAt(abs); ok {
 		if strings.Contains(fstype, "deltafs") {
@@ -118,8 +124,9 @@ func unescapeMountinfo(s string) string {
 	return b.String()
 }
 
-// deltafsPID finds a deltafs process whose command line names path as its
-// mount point, or 0.
+// deltafsPID finds a `deltafs mount` process whose command line names
+// path as its mount point, or 0. Only the program itself counts, not a
+// wrapper whose arguments name it (timeout, sh -c, sudo).
 func deltafsPID(path string) int {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -128,14 +135,29 @@ func deltafsPID(path string) int {
 			continue
 		}
 		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), "deltafs") {
+		if err != nil {
 			continue
 		}
-		for _, arg := range strings.Split(string(cmd), "\x00") {
-			if a, err := filepath.Abs(arg); err == nil && a == path {
-				return pid
-			}
+		if args := strings.Split(strings.TrimSuffix(string(cmd), "\x00"), "\x00"); servesMount(args, path) {
+			return pid
 		}
 	}
 	return 0
+}
+
+// servesMount reports whether a command line is deltafs's mount command
+// with path as its mount point.
+func servesMount(args []string, path string) bool {
+	if len(args) < 3 || !strings.HasPrefix(filepath.Base(args[0]), "deltafs") || !slices.Contains(args[1:], "mount") {
+		return false
+	}
+	return slices.ContainsFunc(args[1:], func(arg string) bool {
+		if a, err := filepath.Abs(arg); err == nil {
+			if real, err := filepath.EvalSymlinks(a); err == nil {
+				a = real
+			}
+			return a == path
+		}
+		return false
+	})
 }
