@@ -15,7 +15,8 @@ import (
 // ../v/<N>, N the version a Delta reader resolves for that instant (the
 // newest committed at or before it, by Delta's clock: versions.AsOf). Any
 // accepted spelling of an instant can be looked up; `ls at/` lists one
-// entry per version, named by its instant in the canonical spelling. The
+// entry per version an instant reaches, named by its instant in the
+// canonical spelling. The
 // answers change as commits land, so they carry the short timeouts of
 // latest.
 type atNode struct {
@@ -65,7 +66,8 @@ func (n *atNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*
 	return n.NewInode(ctx, link, fusefs.StableAttr{Mode: syscall.S_IFLNK}), 0
 }
 
-// Readdir lists one instant per version that can be rebuilt.
+// Readdir lists one instant per version that can be rebuilt and that an
+// instant resolves to: each name leads to the version it is the instant of.
 func (n *atNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
 	inst, err := n.root.table.Instants(ctx)
 	if err != nil {
@@ -74,9 +76,11 @@ func (n *atNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) 
 		}
 		return nil, toErrno(err)
 	}
-	entries := make([]fuse.DirEntry, len(inst))
-	for i, in := range inst {
-		entries[i] = fuse.DirEntry{Name: versions.FormatInstant(in.Millis), Mode: syscall.S_IFLNK}
+	entries := make([]fuse.DirEntry, 0, len(inst))
+	for _, in := range inst {
+		if in.Resolves {
+			entries = append(entries, fuse.DirEntry{Name: versions.FormatInstant(in.Millis), Mode: syscall.S_IFLNK})
+		}
 	}
 	return fusefs.NewListDirStream(entries), 0
 }

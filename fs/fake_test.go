@@ -156,7 +156,7 @@ func (f *fakeTable) Instants(ctx context.Context) ([]versions.Instant, error) {
 	h, _ := f.History(ctx)
 	out := make([]versions.Instant, len(h))
 	for i, e := range h {
-		out[i] = versions.Instant{Version: e.Version, Millis: e.Instant}
+		out[i] = versions.Instant{Version: e.Version, Millis: e.Instant, Resolves: true}
 	}
 	return out, nil
 }

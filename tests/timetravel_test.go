@@ -125,6 +125,50 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 		table, _ := openTable(t, dir)
 		checkAsOf(t, table, map[int64]int64{s - 1: -1, s: 0, s + 1500: 1, s + 4999: 2, s + 5000: 3, s + 5999: 3, s + 6000: 4, s + 1e9: 4})
 	})
+	t.Run("earlier files later than the enablement", func(t *testing.T) {
+		// v0-v2 are timed by files later than the enablement instant:
+		// every instant from the enablement on goes to the in-commit
+		// versions, none before reaches them, and at/ does not list them.
+		dir := t.TempDir()
+		gen := deltagen.New(dir)
+		mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+		mustCommit(t, gen, mustAdd(t, gen, "part-1.parquet", 5))
+		mustCommit(t, gen, mustAdd(t, gen, "part-2.parquet", 5))
+		for v := range int64(3) {
+			setModTime(t, dir, v, s+10_000+v*1000)
+		}
+		enable := map[string]string{"delta.inCommitTimestampEnablementVersion": "3", "delta.inCommitTimestampEnablementTimestamp": fmt.Sprint(s + 5000)}
+		mustCommit(t, gen, ictInfo(s+5000), proto, deltagen.Metadata(deltagen.SimpleSchema, nil, ictConf(enable)))
+		mustCommit(t, gen, ictInfo(s+6000), mustAdd(t, gen, "part-4.parquet", 5))
+		table, _ := openTable(t, dir)
+		checkAsOf(t, table, map[int64]int64{s + 4999: -1, s + 5000: 3, s + 10_000: 4, s + 12_000: 4})
+		inst, err := table.Instants(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reached []int64
+		for _, in := range inst {
+			if in.Resolves {
+				reached = append(reached, in.Version)
+			}
+		}
+		if fmt.Sprint(reached) != "[3 4]" {
+			t.Errorf("versions an instant reaches: %v, want [3 4]", reached)
+		}
+		requireFUSE(t)
+		m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+		ents, err := os.ReadDir(filepath.Join(m.dir, "at"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		if want := []string{versions.FormatInstant(s + 5000), versions.FormatInstant(s + 6000)}; fmt.Sprint(names) != fmt.Sprint(want) {
+			t.Errorf("ls at/ = %v, want %v", names, want)
+		}
+	})
 	t.Run("property without the feature", func(t *testing.T) {
 		// Not active: the versions are timed by their files, and commits
 		// without an inCommitTimestamp are no error.

@@ -20,6 +20,10 @@ type Instant struct {
 	Version  int64
 	Millis   int64 // since the epoch
 	InCommit bool  // an in-commit timestamp
+	// Resolves: AsOf(Millis) is Version. Not so for a version timed by
+	// its file before in-commit timestamps were enabled, if the file's
+	// time is later than the enablement: no instant reaches it.
+	Resolves bool
 }
 
 // ictProps are the table properties of in-commit timestamps.
@@ -111,7 +115,47 @@ func (t *Table) Instants(ctx context.Context) ([]Instant, error) {
 		}
 		out[i] = Instant{Version: v, Millis: mods[v]}
 	}
+	split := ictSplit(vs, c)
+	at := func(i int) (int64, error) { return out[i].Millis, nil }
+	for i := range out {
+		j, _ := resolve(out[i].Millis, len(out), split, c, at, at)
+		out[i].Resolves = j == i
+	}
 	return out, nil
+}
+
+// ictSplit is the index of the first of vs (ascending) timed by in-commit
+// timestamps, a suffix; len(vs) for none.
+func ictSplit(vs []int64, c clock) int {
+	if c.ictFrom < 0 {
+		return len(vs)
+	}
+	return sort.Search(len(vs), func(i int) bool { return vs[i] >= c.ictFrom })
+}
+
+// resolve returns the index of the version among n a Delta reader
+// resolves for an instant (-1: before them all): the versions from split
+// on by their in-commit timestamps (ict), for an instant from the
+// enablement on; the others by their files' times (mod).
+func resolve(millis int64, n, split int, c clock, ict, mod func(int) (int64, error)) (int, error) {
+	if split < n && (split == 0 || millis >= c.ictMillis) {
+		var searchErr error
+		k := sort.Search(n-split, func(i int) bool {
+			ms, err := ict(split + i)
+			if err != nil && searchErr == nil {
+				searchErr = err
+			}
+			return err != nil || ms > millis
+		})
+		if searchErr != nil {
+			return -1, searchErr
+		}
+		if k > 0 || split == 0 {
+			return split + k - 1, nil
+		}
+	}
+	k := sort.Search(split, func(i int) bool { ms, _ := mod(i); return ms > millis })
+	return k - 1, nil
 }
 
 // AsOf returns the version a Delta reader resolves for an instant: the
@@ -123,36 +167,14 @@ func (t *Table) AsOf(ctx context.Context, millis int64) (version int64, ok bool,
 	if err != nil || len(vs) == 0 {
 		return 0, false, err
 	}
-	// The versions timed by in-commit timestamps are a suffix of vs.
-	split := len(vs)
-	if c.ictFrom >= 0 {
-		split = sort.Search(len(vs), func(i int) bool { return vs[i] >= c.ictFrom })
-	}
-	if split < len(vs) && (split == 0 || millis >= c.ictMillis) {
-		var searchErr error
-		n := sort.Search(len(vs)-split, func(i int) bool {
-			ms, err := t.inCommitTime(ctx, files, vs[split+i])
-			if err != nil && searchErr == nil {
-				searchErr = err
-			}
-			return err != nil || ms > millis
-		})
-		if searchErr != nil {
-			return 0, false, searchErr
-		}
-		if n > 0 {
-			return vs[split+n-1], true, nil
-		}
-		if split == 0 {
-			return 0, false, nil
-		}
-	}
 	mods := indexInstants(modTimes(files))
-	n := sort.Search(split, func(i int) bool { return mods[vs[i]] > millis })
-	if n == 0 {
-		return 0, false, nil
+	i, err := resolve(millis, len(vs), ictSplit(vs, c), c,
+		func(i int) (int64, error) { return t.inCommitTime(ctx, files, vs[i]) },
+		func(i int) (int64, error) { return mods[vs[i]], nil })
+	if err != nil || i < 0 {
+		return 0, false, err
 	}
-	return vs[n-1], true, nil
+	return vs[i], true, nil
 }
 
 // timeline gathers what timing needs: the rebuildable versions, the
