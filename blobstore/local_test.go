@@ -173,3 +173,30 @@ func TestGCSWithoutCredentials(t *testing.T) {
 	}
 	st.Close()
 }
+
+// A local table may be named file:/abs (Hadoop's spelling) as well as
+// file:///abs; file://host/... names another machine and is refused.
+func TestFileLocations(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "a b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range []string{"file:" + filepath.ToSlash(dir) + "/a%20b", "file://" + filepath.ToSlash(dir) + "/a%20b", "file://localhost" + filepath.ToSlash(dir) + "/a%20b"} {
+		st, err := Open(context.Background(), loc)
+		if err != nil {
+			t.Errorf("%s: %v", loc, err)
+			continue
+		}
+		if b, err := st.ReadRange(context.Background(), "x", 0, 1); err != nil || string(b) != "x" {
+			t.Errorf("%s: read %q, %v", loc, b, err)
+		}
+		st.Close()
+	}
+	if _, err := Open(context.Background(), "file://tmp"+filepath.ToSlash(dir)); err == nil || !strings.Contains(err.Error(), `names host "tmp"`) {
+		t.Errorf("file://tmp/...: %v, want the host refused", err)
+	}
+}

@@ -52,6 +52,9 @@ func WithLatency(d time.Duration) Option { return func(s *Store) { s.latency = d
 
 // Open opens the table root at location: a local path or a URL.
 func Open(ctx context.Context, location string, opts ...Option) (*Store, error) {
+	if p, ok := strings.CutPrefix(location, "file:/"); ok && !strings.HasPrefix(p, "/") {
+		location = "file:///" + p // file:/abs, as Hadoop and Spark write it
+	}
 	if !strings.Contains(location, "://") {
 		abs, err := filepath.Abs(location)
 		if err != nil {
@@ -69,6 +72,9 @@ func Open(ctx context.Context, location string, opts ...Option) (*Store, error) 
 	var local *localRoot
 	switch u.Scheme {
 	case "file":
+		if u.Host != "" && u.Host != "localhost" {
+			return nil, fmt.Errorf("table location %q: file:// names host %q; a local path is file:///path", location, u.Host)
+		}
 		// Not through the file driver: local.go says why.
 		local, err = openLocalRoot(filepath.FromSlash(u.Path))
 	case "mem":

@@ -2,6 +2,7 @@ package versions
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -18,7 +19,8 @@ func FormatInstant(ms int64) string { return time.UnixMilli(ms).UTC().Format(Ins
 // UTC). It returns milliseconds since the epoch; sub-millisecond digits
 // are cut, as a commit's instant has none.
 func ParseInstant(s string) (int64, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+	// RFC 3339 allows a lower-case t and z; Go's layout does not.
+	if t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s)); err == nil {
 		return t.UnixMilli(), nil
 	}
 	if t, err := time.Parse(time.DateOnly, s); err == nil {

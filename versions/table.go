@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,7 +102,11 @@ func (t *Table) open(ctx context.Context) error {
 	// below it is an error when that version is built.
 	latest := maxVersion(files)
 	if latest < 0 {
-		return fmt.Errorf("no Delta log: %s holds no commit or checkpoint", replay.LogDir)
+		hint := "is this the table's folder, the one holding " + replay.LogDir + "?"
+		if strings.HasSuffix(strings.TrimSuffix(t.root, "/"), "/"+strings.TrimSuffix(replay.LogDir, "/")) {
+			hint = "name the folder that holds the log, not the log itself"
+		}
+		return fmt.Errorf("no Delta log: %s holds no commit or checkpoint (%s)", replay.LogDir, hint)
 	}
 	t.mu.Lock()
 	t.files, t.complete, t.latest, t.known, t.hint, t.hintAt = merge(files, nil), complete, latest, latest, hint, hintVersion

@@ -228,3 +228,34 @@ func TestDiff(t *testing.T) {
 		t.Errorf("diff 4 soon: exit %d, %q", code, errOut)
 	}
 }
+
+// TestFlagValuesRefused: flag values that parse but mean nothing, or that
+// would only burn CPU, are command-line mistakes (exit 2, one line),
+// found before anything is opened or mounted.
+func TestFlagValuesRefused(t *testing.T) {
+	table, mnt := t.TempDir(), t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mount", "--refresh", "1ns", table, mnt}, "--refresh 1ns: want 100ms or more, or 0"},
+		{[]string{"mount", "--cache-mb", "-1", table, mnt}, "--cache-mb -1"},
+		{[]string{"mount", "--snapshot-cache-mb", "0", table, mnt}, "want 1 or more"},
+		{[]string{"mount", "--read-ahead", "-5", table, mnt}, "--read-ahead -5: want 0 or more"},
+		{[]string{"mount", "--block-size", "garbage", table, mnt}, `--block-size: "garbage" is not a size`},
+		{[]string{"mount", "--direct-io", "maybe", table, mnt}, `--direct-io "maybe"`},
+		{[]string{"mount", "--cache-dir", filepath.Join(table, "nope"), table, mnt}, "not a directory"},
+		{[]string{"doctor", "--latency", "-5ms", table}, "--latency -5ms: want 0 or more"},
+		{[]string{"ls", "--at", "", table}, "--at: instant"},
+		{[]string{"ls", "--json", "false", table}, "a yes/no flag takes its value after '='"},
+	} {
+		code, _, errOut := runCLI(c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line with %q", c.args, code, errOut, c.want)
+		}
+	}
+	f := mountFlags{refresh: 0, cacheMiB: 0}
+	if f.refreshInterval() >= 0 || f.cacheBytes() >= 0 {
+		t.Error("--refresh 0 and --cache-mb 0 are not never and off")
+	}
+}

@@ -85,6 +85,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
 		return err
 	}
+	if *latency < 0 {
+		return usageError(fs, stderr, "--latency %v: want 0 or more", *latency)
+	}
 	if !fs.Changed("latency") && isLocal(fs.Arg(0)) {
 		*latency = localLatency
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/pflag"
 )
@@ -29,6 +30,9 @@ func parseFlags(fs *pflag.FlagSet, args []string, positional string, least, most
 	case err != nil:
 		return usageError(fs, stderr, "%v", err)
 	case fs.NArg() < least || fs.NArg() > most:
+		if fs.NArg() > most && slices.ContainsFunc(fs.Args(), func(a string) bool { return a == "true" || a == "false" }) {
+			return usageError(fs, stderr, "want %s, got %d argument(s); a yes/no flag takes its value after '=' (--json=false)", positional, fs.NArg())
+		}
 		return usageError(fs, stderr, "want %s, got %d argument(s)", positional, fs.NArg())
 	}
 	return nil

@@ -98,7 +98,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var atMillis int64
-	if *at != "" {
+	if fs.Changed("at") {
 		if fs.Changed("version") {
 			return usageError(fs, stderr, "--at and --version: one or the other")
 		}
@@ -112,7 +112,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	v := *version
-	if *at != "" {
+	if fs.Changed("at") {
 		var ok bool
 		if v, ok, err = t.AsOf(ctx, atMillis); err != nil {
 			return err

@@ -41,8 +41,8 @@ type mountFlags struct {
 
 func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.allowOther, "allow-other", false, "let other users use the mount (needs user_allow_other in /etc/fuse.conf unless root)")
-	fs.DurationVar(&f.refresh, "refresh", 5*time.Second, "how often latest looks for new commits")
-	fs.Int64Var(&f.cacheMiB, "cache-mb", 256, "memory for cached data blocks, in MiB")
+	fs.DurationVar(&f.refresh, "refresh", 5*time.Second, "how often latest looks for new commits; 0: never")
+	fs.Int64Var(&f.cacheMiB, "cache-mb", 256, "memory for cached data blocks, in MiB; 0 turns the cache off")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory for spilled parts of files filtered by deletion vectors (default: the system temp dir)")
 	fs.Int64Var(&f.dvCacheMiB, "dv-cache-mb", 64, "memory for cached views of files with deletion vectors, in MiB")
 	fs.Int64Var(&f.snapMiB, "snapshot-cache-mb", 1024, "memory for cached version snapshots (about 50 bytes plus the path per live file), in MiB")
@@ -66,13 +66,53 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
 }
 
+// minRefresh is the shortest --refresh: each looks for a new commit
+// (a listing of the log), and shorter ones only burn CPU and requests.
+const minRefresh = 100 * time.Millisecond
+
 // check refuses flag values that parse but mean nothing.
 func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
 	f.noOpenSet = fs.Changed("no-open")
-	if f.layout != "logical" && f.layout != "physical" {
+	switch {
+	case f.layout != "logical" && f.layout != "physical":
 		return usageError(fs, stderr, "--layout %q: want logical or physical", f.layout)
+	case f.refresh > 0 && f.refresh < minRefresh:
+		return usageError(fs, stderr, "--refresh %v: want %v or more, or 0 to never look", f.refresh, minRefresh)
+	case f.cacheMiB < 0:
+		return usageError(fs, stderr, "--cache-mb %d: want 0 (no cache) or more", f.cacheMiB)
+	case f.dvCacheMiB <= 0 || f.snapMiB <= 0:
+		return usageError(fs, stderr, "--dv-cache-mb %d, --snapshot-cache-mb %d: want 1 or more", f.dvCacheMiB, f.snapMiB)
+	case fs.Changed("read-ahead") && f.readAhead < 0:
+		return usageError(fs, stderr, "--read-ahead %d: want 0 or more blocks", f.readAhead)
+	}
+	if _, _, err := f.readTuning(""); err != nil {
+		return usageError(fs, stderr, "%v", err)
+	}
+	if _, err := f.directIOFor(""); err != nil {
+		return usageError(fs, stderr, "%v", err)
+	}
+	if f.cacheDir != "" {
+		if info, err := os.Stat(f.cacheDir); err != nil || !info.IsDir() {
+			return usageError(fs, stderr, "--cache-dir %s: not a directory", f.cacheDir)
+		}
 	}
 	return nil
+}
+
+// refreshInterval and cacheBytes are the fs.Options of --refresh and
+// --cache-mb, whose 0 (never, off) fs.Options spells negative.
+func (f *mountFlags) refreshInterval() time.Duration {
+	if f.refresh <= 0 {
+		return -1
+	}
+	return f.refresh
+}
+
+func (f *mountFlags) cacheBytes() int64 {
+	if f.cacheMiB == 0 {
+		return -1
+	}
+	return f.cacheMiB << 20
 }
 
 // Read tuning by kind of location. Local reads are cheap: small blocks,
@@ -240,8 +280,8 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 
 	opts := fs.Options{
 		AllowOther:      mf.allowOther,
-		RefreshInterval: mf.refresh,
-		CacheBytes:      mf.cacheMiB << 20,
+		RefreshInterval: mf.refreshInterval(),
+		CacheBytes:      mf.cacheBytes(),
 		BlockSize:       blockSize,
 		ReadAhead:       readAhead,
 		DirectIO:        directIO,

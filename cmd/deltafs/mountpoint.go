@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,12 +63,15 @@ func checkMountpoint(dir, location string, nonempty bool) error {
 
 // localRoot is the absolute folder of a local table location, or "".
 func localRoot(location string) string {
-	p, ok := strings.CutPrefix(location, "file://")
-	if !ok && strings.Contains(location, "://") {
+	p := location
+	if strings.HasPrefix(location, "file:") { // file:///abs, file:/abs, escaped
+		u, err := url.Parse(location)
+		if err != nil {
+			return ""
+		}
+		p = u.Path
+	} else if strings.Contains(location, "://") {
 		return ""
-	}
-	if !ok {
-		p = location
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -86,7 +86,7 @@ func heldBlocks(o Options) int { return 2 * (max(o.ReadAhead, 0) + 2) }
 // block cache, the blocks readers hold, the cached views.
 func MemoryBound(opts Options) int64 {
 	o := opts.withDefaults()
-	return o.CacheBytes + int64(heldBlocks(o))*o.BlockSize + o.ViewCacheBytes
+	return max(o.CacheBytes, 0) + int64(heldBlocks(o))*o.BlockSize + o.ViewCacheBytes
 }
 
 // BlockSize is the unit of reads.
