@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,8 @@ type Table struct {
 	hint     HintState        // GUARDED_BY(mu)
 	hintAt   int64            // GUARDED_BY(mu); the version _last_checkpoint names, or -1
 	ict      map[int64]int64  // GUARDED_BY(mu); in-commit timestamps read so far, by version
+	// GUARDED_BY(mu); checkpoints a snapshot was rebuilt without, and why
+	passedOver map[int64]error
 
 	cleanupEvery time.Duration // immutable
 	cleanupAt    time.Time     // GUARDED_BY(mu); when the next cleanup check is due
@@ -223,12 +226,26 @@ func (t *Table) Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error)
 			// version is rebuilt from an older checkpoint or from commit 0.
 			if older, serr := t.segmentWithout(ctx, v, seg.Checkpoint.Version); serr == nil {
 				if snap, berr := replay.Build(ctx, t.st, older, t.root); berr == nil {
+					t.mu.Lock()
+					if t.passedOver == nil {
+						t.passedOver = map[int64]error{}
+					}
+					t.passedOver[seg.Checkpoint.Version] = err
+					t.mu.Unlock()
 					return snap, nil
 				}
 			}
 		}
 		return snap, err
 	})
+}
+
+// PassedOver returns the checkpoints a snapshot was rebuilt without, as
+// unusable (unreadable, truncated), each with its error.
+func (t *Table) PassedOver() map[int64]error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.passedOver)
 }
 
 // segmentWithout names the files of version v as if the checkpoints at

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,9 +97,14 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		return err
 	}
 	defer func() {
-		// Files a mount cannot serve fail the check, after the report.
-		if err == nil && r.Files.problems() > 0 {
+		// Files a mount cannot serve, or a latest version that cannot be
+		// rebuilt, fail the check, after the report.
+		switch {
+		case err != nil:
+		case r.Files.problems() > 0:
 			err = fmt.Errorf("%d live data file(s) cannot be served as the log says (see \"data files\")", r.Files.problems())
+		case slices.ContainsFunc(r.Findings, func(f finding) bool { return f.Level == "error" }):
+			err = fmt.Errorf("v%d cannot be rebuilt (see \"latest\")", r.LatestVersion)
 		}
 	}()
 	w := bufio.NewWriter(stdout)
@@ -139,7 +145,7 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 	}
 	snap, err := t.Snapshot(ctx, t.Latest())
 	if err != nil {
-		return nil, err
+		return brokenLatest(ctx, st, t, err)
 	}
 	elapsed, c := time.Since(start), st.Counts()
 	tombstones, err := snap.Tombstones(ctx)
@@ -189,6 +195,28 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 		r.Files = checkFiles(ctx, plain, snap)
 	}
 	r.Findings = findings(r)
+	logs, err := t.LogFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.Findings = append(r.Findings, logFindings(logs, t.PassedOver())...)
+	return r, nil
+}
+
+// brokenLatest is the report on a table whose latest version cannot be
+// rebuilt (a missing or damaged log file): what the log holds, and that.
+func brokenLatest(ctx context.Context, st *blobstore.Store, t *versions.Table, cause error) (*doctorReport, error) {
+	r := &doctorReport{Table: st.Location(), LatestVersion: t.Latest(), LastCheckpoint: string(t.Hint()), LastCheckpointVersion: t.HintVersion()}
+	if err := countLog(ctx, st, r); err != nil {
+		return nil, err
+	}
+	logs, err := t.LogFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.Findings = append(logFindings(logs, t.PassedOver()), finding{Check: "latest", Level: "error",
+		Message: fmt.Sprintf("v%d: %v", r.LatestVersion, cause),
+		Advice:  "readers refuse the table: restore the missing or damaged log file from a backup"})
 	return r, nil
 }
 

@@ -3,7 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/deltafs/deltafs/replay"
 )
 
 // finding is one check of `deltafs doctor`, with a one-line advice.
@@ -102,6 +106,51 @@ func findings(r *doctorReport) []finding {
 		fmt.Sprintf("cold open of latest: %d requests, %d sequential round trips, %s, %.1f ms", o.Requests, o.RoundTrips, formatBytes(o.Bytes), o.Millis),
 		map[bool]string{true: "fewer round trips need a valid _last_checkpoint and a recent checkpoint", false: "nothing to do"}[o.RoundTrips > openRoundTripsFar])
 	return out
+}
+
+// logFindings checks what the listing of the log says: commits missing
+// between the oldest and the newest (log cleanup removes the oldest only);
+// and the checkpoints latest was rebuilt without (passedOver), unusable.
+func logFindings(logs []replay.LogFile, passedOver map[int64]error) []finding {
+	var commits []int64
+	for _, f := range logs {
+		if f.Kind == replay.Commit {
+			commits = append(commits, f.Version)
+		}
+	}
+	slices.Sort(commits)
+	var out []finding
+	var gaps []string
+	missing := int64(0)
+	for i := 1; i < len(commits); i++ {
+		if lo, hi := commits[i-1]+1, commits[i]-1; lo <= hi {
+			missing += hi - lo + 1
+			gaps = append(gaps, versionRange(lo, hi))
+		}
+	}
+	if missing > 0 {
+		if len(gaps) > 5 {
+			gaps = append(gaps[:5], "...")
+		}
+		out = append(out, finding{Check: "log gaps", Level: "warn",
+			Message: fmt.Sprintf("%d commit(s) missing between v%d and v%d: %s", missing, commits[0], commits[len(commits)-1], strings.Join(gaps, ", ")),
+			Advice:  "versions from a missing commit up to the next checkpoint cannot be rebuilt; restore the commits from a backup"})
+	} else if len(commits) > 0 {
+		out = append(out, finding{Check: "log gaps", Level: "ok", Message: fmt.Sprintf("commits v%d-v%d, none missing", commits[0], commits[len(commits)-1]), Advice: "nothing to do"})
+	}
+	for _, v := range slices.Sorted(maps.Keys(passedOver)) {
+		out = append(out, finding{Check: "checkpoint files", Level: "warn",
+			Message: fmt.Sprintf("the checkpoint of v%d is unusable, latest was rebuilt without it: %v", v, passedOver[v]),
+			Advice:  "every open reads it, fails, and replays the commits since an older checkpoint: write a new checkpoint, or delete the damaged files"})
+	}
+	return out
+}
+
+func versionRange(lo, hi int64) string {
+	if lo == hi {
+		return fmt.Sprintf("v%d", lo)
+	}
+	return fmt.Sprintf("v%d-v%d", lo, hi)
 }
 
 // printDoctor prints the report for people.

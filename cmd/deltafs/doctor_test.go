@@ -240,3 +240,65 @@ func TestDoctorDataFiles(t *testing.T) {
 		t.Errorf("text report, exit %d:\n%s", code, out)
 	}
 }
+
+// TestDoctorBrokenLog: a health check reports damage rather than failing
+// as a reader does: a commit missing in the middle of the log (a warning;
+// with the latest version past it unbuildable, an error and exit 1, after
+// the report), and a checkpoint that cannot be read (latest rebuilt
+// without it).
+func TestDoctorBrokenLog(t *testing.T) {
+	write := func(t *testing.T, commits int) (string, *deltagen.Table) {
+		dir := t.TempDir()
+		gen := deltagen.New(dir)
+		if _, err := gen.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < commits; i++ {
+			if _, err := gen.Commit(deltagen.AddFile(fmt.Sprintf("part-%d.parquet", i), 10, 1, nil, "")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir, gen
+	}
+	commit := func(dir string, v int) string {
+		return filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", v))
+	}
+
+	dir, _ := write(t, 4)
+	if err := os.Remove(commit(dir, 2)); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("doctor", "--json", "--files=false", dir)
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || !strings.Contains(errOut, "v3 cannot be rebuilt") {
+		t.Fatalf("missing v2 under latest v3: exit %d, %v, stderr %q", code, err, errOut)
+	}
+	if level(&r, "latest") != "error" || level(&r, "log gaps") != "warn" {
+		t.Errorf("findings %+v", r.Findings)
+	}
+
+	dir, gen := write(t, 6)
+	if _, err := gen.Checkpoint(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(commit(dir, 1)); err != nil { // below the checkpoint: latest builds
+		t.Fatal(err)
+	}
+	r = *doctorJSON(t, dir)
+	if level(&r, "log gaps") != "warn" || level(&r, "latest") != "" || level(&r, "checkpoint files") != "" {
+		t.Errorf("missing v1 below a checkpoint: findings %+v", r.Findings)
+	}
+
+	dir, gen = write(t, 6)
+	if _, err := gen.Checkpoint(3); err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.checkpoint.parquet", 3))
+	if err := os.Truncate(cp, 100); err != nil {
+		t.Fatal(err)
+	}
+	r = *doctorJSON(t, dir)
+	if level(&r, "checkpoint files") != "warn" || level(&r, "log gaps") != "ok" || r.LiveFiles != 5 {
+		t.Errorf("truncated checkpoint: %d live files, findings %+v", r.LiveFiles, r.Findings)
+	}
+}
