@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -103,8 +104,10 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		case err != nil:
 		case r.Files.problems() > 0:
 			err = fmt.Errorf("%d live data file(s) cannot be served as the log says (see \"data files\")", r.Files.problems())
-		case slices.ContainsFunc(r.Findings, func(f finding) bool { return f.Level == "error" }):
-			err = fmt.Errorf("v%d cannot be rebuilt (see \"latest\")", r.LatestVersion)
+		default:
+			if i := slices.IndexFunc(r.Findings, func(f finding) bool { return f.Level == "error" }); i >= 0 {
+				err = errors.New(r.Findings[i].Message)
+			}
 		}
 	}()
 	w := bufio.NewWriter(stdout)

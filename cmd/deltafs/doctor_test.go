@@ -270,7 +270,7 @@ func TestDoctorBrokenLog(t *testing.T) {
 	}
 	code, out, errOut := runCLI("doctor", "--json", "--files=false", dir)
 	var r doctorReport
-	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || !strings.Contains(errOut, "v3 cannot be rebuilt") {
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || !strings.Contains(errOut, "v3: version 3 cannot be rebuilt: missing commit 2") {
 		t.Fatalf("missing v2 under latest v3: exit %d, %v, stderr %q", code, err, errOut)
 	}
 	if level(&r, "latest") != "error" || level(&r, "log gaps") != "warn" {
