@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/deltafs/deltafs/versions"
 )
 
 func testdata(t *testing.T, table string) string {
@@ -83,7 +85,12 @@ func TestRefusedTablesExitNonZeroWithOneLine(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a non-zero exit and one line naming %q", table, code, out, errOut, want)
 		}
 	}
-	code, _, errOut := runCLI("versions", t.TempDir())
+	// versions lists what can be rebuilt, and notes why latest is not.
+	code, out, errOut := runCLI("versions", testdata(t, "delta-kernel-rs/golden_data/versions-not-contiguous/delta"))
+	if code != 0 || out != "0\n" || !strings.Contains(errOut, "note: v2, the newest version in the log, is not listed: version 2 cannot be rebuilt: missing commit 1") {
+		t.Errorf("versions past a gap: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, _, errOut = runCLI("versions", t.TempDir())
 	if code == 0 || !strings.Contains(errOut, "no Delta log") {
 		t.Errorf("a folder without a log: exit %d, %q", code, errOut)
 	}
@@ -107,7 +114,7 @@ func TestHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 5 || lines[0] != "0\t"+formatMillis(info.ModTime().UnixMilli())+"\tWRITE" {
+	if len(lines) != 5 || lines[0] != "0\t"+versions.FormatInstant(info.ModTime().UnixMilli())+"\tWRITE" {
 		t.Errorf("history:\n%s", out)
 	}
 	code, out, _ = runCLI("history", "--json", table)

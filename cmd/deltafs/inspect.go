@@ -66,7 +66,22 @@ func runVersions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			fmt.Fprintln(w, v)
 		}
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	noteBrokenLatest(ctx, t, vs, fs.Name(), stderr)
+	return nil
+}
+
+// noteBrokenLatest says on stderr, after a list of the versions that can
+// be rebuilt, that the newest version in the log is not among them: what
+// ls and mount refuse the table for.
+func noteBrokenLatest(ctx context.Context, t *versions.Table, vs []int64, cmd string, stderr io.Writer) {
+	if latest := t.Latest(); len(vs) == 0 || vs[len(vs)-1] < latest {
+		if _, err := t.Snapshot(ctx, latest); err != nil {
+			fmt.Fprintf(stderr, "deltafs %s: note: v%d, the newest version in the log, is not listed: %v\n", cmd, latest, err)
+		}
+	}
 }
 
 // lsEntry is one line of `deltafs ls --json`.
@@ -190,7 +205,15 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(w, "%s\n", b)
 			continue
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, formatMillis(c.Instant), c.Operation)
+		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, versions.FormatInstant(c.Instant), c.Operation)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	vs := make([]int64, len(h))
+	for i, c := range h {
+		vs[i] = c.Version
+	}
+	noteBrokenLatest(ctx, t, vs, fs.Name(), stderr)
+	return nil
 }
