@@ -441,3 +441,41 @@ func TestCheckpointRowGroupsWithDrops(t *testing.T) {
 		checkParts("advanced, partition values alone", v, snap, parts)
 	}
 }
+
+// TestHistoryWithADamagedCommit: junk in an old commit (below a
+// checkpoint) leaves that version and the ones up to the checkpoint
+// unbuildable; history still describes every version, those with an
+// error, and counts the others' files.
+func TestHistoryWithADamagedCommit(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	for i := 1; i <= 6; i++ {
+		mustCommit(t, gen, deltagen.AddFile(fmt.Sprintf("part-%d.parquet", i), 10, 1, nil, ""))
+	}
+	if _, err := gen.Checkpoint(4); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, replay.CommitKey(2)), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("garbage\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	table, _ := openTable(t, dir)
+	h, err := table.History(context.Background())
+	if err != nil || len(h) != 7 {
+		t.Fatalf("history: %d versions, %v; want 7", len(h), err)
+	}
+	for _, c := range h {
+		damaged := c.Version >= 2 && c.Version < 4
+		if (c.Error != "") != damaged || (!damaged && c.Files != int(c.Version)) {
+			t.Errorf("v%d: %d files, error %q; damaged %v", c.Version, c.Files, c.Error, damaged)
+		}
+	}
+	if !strings.Contains(h[2].Error, "commit 2: line 2") {
+		t.Errorf("v2's error %q does not name the line", h[2].Error)
+	}
+}

@@ -24,6 +24,9 @@ type Commit struct {
 	// timestamps, when it has them (ms).
 	InCommitTimestamp   *int64 `json:"inCommitTimestamp,omitempty"`
 	CommitInfoTimestamp *int64 `json:"commitInfoTimestamp,omitempty"`
+	// Error says why the commit, or the version's snapshot, could not be
+	// read (a damaged log): its other fields are then partial.
+	Error string `json:"error,omitempty"`
 
 	changes []fileChange // the commit's file actions, for counting
 }
@@ -70,9 +73,13 @@ func (t *Table) History(ctx context.Context) ([]Commit, error) {
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
+	// A damaged commit is one line of the history, not the end of it.
+	for i, err := range errs {
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			out[i].Error, out[i].changes = err.Error(), nil
 		}
 	}
 	if err := t.countFiles(ctx, out); err != nil {
@@ -88,15 +95,24 @@ func (t *Table) History(ctx context.Context) ([]Commit, error) {
 // the table root: what a mount shows; files elsewhere are not served) by
 // applying each commit to the set of live files of the version before; a
 // version that does not follow its predecessor (the first, or one after a
-// gap) starts from its snapshot.
+// gap or a damaged version) starts from its snapshot. A snapshot that
+// cannot be built (a damaged commit at or below it) is that version's
+// Error.
 func (t *Table) countFiles(ctx context.Context, commits []Commit) error {
 	var live map[string]bool
 	for i := range commits {
 		c := &commits[i]
-		if i == 0 || commits[i-1].Version != c.Version-1 || c.changes == nil {
+		if live == nil || commits[i-1].Version != c.Version-1 || c.changes == nil {
 			snap, err := t.Snapshot(ctx, c.Version)
 			if err != nil {
-				return err
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if c.Error == "" {
+					c.Error = err.Error()
+				}
+				live, c.changes = nil, nil
+				continue
 			}
 			live = make(map[string]bool, len(snap.Files))
 			for _, f := range snap.Files {

@@ -205,7 +205,11 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(w, "%s\n", b)
 			continue
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, versions.FormatInstant(c.Instant), c.Operation)
+		op := c.Operation
+		if c.Error != "" {
+			op = "(damaged: " + c.Error + ")"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, versions.FormatInstant(c.Instant), op)
 	}
 	if err := w.Flush(); err != nil {
 		return err
