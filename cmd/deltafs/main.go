@@ -22,11 +22,13 @@ Usage:
   deltafs demo [DIR [MOUNTPOINT]]          generate a sample table and mount it
   deltafs versions TABLE [--json]          versions that can be rebuilt, ascending
   deltafs ls TABLE [--version N | --at INSTANT] [--json]
-                                           live files of a version (latest by default)
+                                           live files of a version (latest by default), by the
+                                           paths the log stores (--json: also where a mount serves them)
   deltafs schema TABLE [--version N] [--json]
                                            logical schema: physical names, ids, partition columns
   deltafs history TABLE [--json]           version, instant and operation per version
-  deltafs diff TABLE A B [--json]          files added (+) and removed (-) from A to B (versions or instants)
+  deltafs diff TABLE A B [--json]          files added (+) and removed (-) from A to B (versions or instants;
+                                           stored paths)
   deltafs doctor TABLE [--json]            health check: checkpoints, log, data files, retention, open cost
   deltafs version                          version and build information (also --version)
 
@@ -34,9 +36,9 @@ TABLE is a local path or a URL: file://, mem://, s3://, gs://, azblob://.
 Run "deltafs COMMAND --help" (or "deltafs help COMMAND") for a command's flags.
 --json prints JSON Lines (one object per line: per version, file or column;
 doctor prints one object). Exit status: 0 done, 1 the table or storage failed
-(one line on stderr says why; doctor: a data file cannot be served), 2 a
-mistake in the command line, 128+N stopped by signal N before it was done
-(130 SIGINT, 143 SIGTERM).
+(one line on stderr says why; doctor: a data file cannot be served, or latest
+cannot be rebuilt), 2 a mistake in the command line, 128+N stopped by signal N
+before it was done (130 SIGINT, 143 SIGTERM).
 `
 
 // command runs one subcommand with its arguments.
