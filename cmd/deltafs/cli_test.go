@@ -230,6 +230,11 @@ func TestDiff(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Errorf("diff 4 2099-01-01: exit %d, %q, %q", code, out, errOut)
 	}
+	// An instant before the table names the first one that resolves.
+	code, _, errOut = runCLI("diff", table, "1999-01-01", "4")
+	if code != 1 || !strings.Contains(errOut, "1999-01-01: before the first version that can be rebuilt (v0, at ") {
+		t.Errorf("diff 1999-01-01 4: exit %d, %q", code, errOut)
+	}
 	code, _, errOut = runCLI("diff", table, "4", "soon")
 	if code != 2 || !strings.Contains(errOut, `"soon" is neither a version`) {
 		t.Errorf("diff 4 soon: exit %d, %q", code, errOut)

@@ -109,9 +109,24 @@ func resolveVersion(ctx context.Context, t *versions.Table, arg string) (int64, 
 		return 0, err
 	}
 	if !ok {
-		return 0, fmt.Errorf("%s: before the first version that can be rebuilt", arg)
+		return 0, beforeFirst(ctx, t, arg)
 	}
 	return v, nil
+}
+
+// beforeFirst is the error for an instant that resolves to no version:
+// it names the first instant that does.
+func beforeFirst(ctx context.Context, t *versions.Table, instant string) error {
+	inst, err := t.Instants(ctx)
+	if err != nil {
+		return err
+	}
+	for _, in := range inst {
+		if in.Resolves {
+			return fmt.Errorf("%s: before the first version that can be rebuilt (v%d, at %s)", instant, in.Version, versions.FormatInstant(in.Millis))
+		}
+	}
+	return fmt.Errorf("%s: no version can be rebuilt", instant)
 }
 
 // liveByKey indexes a snapshot's files by logical key (path and deletion

@@ -132,7 +132,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if v, ok, err = t.AsOf(ctx, atMillis); err != nil {
 			return err
 		} else if !ok {
-			return fmt.Errorf("--at %s: before the first version that can be rebuilt", *at)
+			return beforeFirst(ctx, t, "--at "+*at)
 		}
 	} else if v < 0 {
 		v = t.Latest()
