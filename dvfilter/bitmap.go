@@ -36,7 +36,7 @@ const minBucketBytes = 4 + 8
 func ParseBitmap(data []byte) (*Vector, error) {
 	v, err := parseBitmap(data)
 	if err != nil {
-		return nil, fmt.Errorf("dvfilter: %w", err)
+		return nil, fmt.Errorf("deletion vector: %w", err)
 	}
 	return v, nil
 }

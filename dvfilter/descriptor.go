@@ -58,7 +58,7 @@ type Location struct {
 func Locate(dv *action.DeletionVector) (Location, error) {
 	loc, err := locate(dv)
 	if err != nil {
-		return Location{}, fmt.Errorf("dvfilter: %w", err)
+		return Location{}, fmt.Errorf("deletion vector: %w", err)
 	}
 	return loc, nil
 }

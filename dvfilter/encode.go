@@ -49,12 +49,12 @@ func (v *Vector) MarshalBinary() ([]byte, error) {
 	buf.Write(scratch[:])
 	for _, b := range v.buckets {
 		if b.high >= 1<<31 {
-			return nil, fmt.Errorf("dvfilter: row index %d too large to serialize", uint64(b.high)<<32)
+			return nil, fmt.Errorf("deletion vector: row index %d too large to serialize", uint64(b.high)<<32)
 		}
 		binary.LittleEndian.PutUint32(scratch[:4], b.high)
 		buf.Write(scratch[:4])
 		if _, err := b.bm.WriteTo(&buf); err != nil {
-			return nil, fmt.Errorf("dvfilter: serialize bucket %d: %w", b.high, err)
+			return nil, fmt.Errorf("deletion vector: serialize bucket %d: %w", b.high, err)
 		}
 	}
 	return buf.Bytes(), nil

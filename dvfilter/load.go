@@ -45,9 +45,9 @@ func Load(ctx context.Context, st Storage, dv *action.DeletionVector) (*Vector, 
 		return nil, err
 	}
 	data := loc.Inline
-	where := "dvfilter: inline DV"
+	where := "inline deletion vector"
 	if loc.Type != StorageInline {
-		where = fmt.Sprintf("dvfilter: DV file %q at offset %d", loc.Path, loc.Offset)
+		where = fmt.Sprintf("deletion vector file %q at offset %d", loc.Path, loc.Offset)
 		if data, err = readFramed(ctx, st, loc); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
