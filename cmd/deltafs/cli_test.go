@@ -230,6 +230,11 @@ func TestDiff(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Errorf("diff 4 2099-01-01: exit %d, %q, %q", code, out, errOut)
 	}
+	// A file whose deletion vector changed is removed and added, said so.
+	code, out, _ = runCLI("diff", testdata(t, "delta-rs/data/table-with-dv-small"), "0", "1")
+	if code != 0 || strings.Count(out, "\t(its deletion vector changed)\n") != 2 || !strings.HasPrefix(out, "- part-00000-fae5310a") {
+		t.Errorf("diff of a new deletion vector: exit %d:\n%s", code, out)
+	}
 	// An instant before the table names the first one that resolves.
 	code, _, errOut = runCLI("diff", table, "1999-01-01", "4")
 	if code != 1 || !strings.Contains(errOut, "1999-01-01: before the first version that can be rebuilt (v0, at ") {

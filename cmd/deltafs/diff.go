@@ -73,20 +73,30 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	for _, e := range out {
+	for i, e := range out {
 		if *asJSON {
 			if err := enc.Encode(e); err != nil {
 				return err
 			}
 			continue
 		}
-		sign := "+"
+		sign, note := "+", ""
 		if e.Change == "removed" {
 			sign = "-"
 		}
-		fmt.Fprintf(w, "%s %s\n", sign, e.Path)
+		// A file removed and added again: its deletion vector changed.
+		if (i > 0 && sameFile(out[i-1], e)) || (i+1 < len(out) && sameFile(e, out[i+1])) {
+			note = "\t(its deletion vector changed)"
+		}
+		fmt.Fprintf(w, "%s %s%s\n", sign, e.Path, note)
 	}
 	return w.Flush()
+}
+
+// sameFile reports whether two neighbouring entries are one file with
+// another deletion vector.
+func sameFile(x, y diffEntry) bool {
+	return x.Path == y.Path && x.DeletionVector != y.DeletionVector
 }
 
 // errBadVersion says an argument is neither a version nor an instant.
