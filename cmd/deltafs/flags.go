@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -25,10 +26,12 @@ func parseFlags(fs *pflag.FlagSet, args []string, positional string, least, most
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, pflag.ErrHelp):
-		fmt.Fprintf(stdout, "Usage: deltafs %s %s [flags]\n%s", fs.Name(), positional, fs.FlagUsages())
+		fmt.Fprintf(stdout, "Usage: deltafs %s [flags]\n%s", strings.TrimSpace(fs.Name()+" "+positional), fs.FlagUsages())
 		return errHelp
 	case err != nil:
 		return usageError(fs, stderr, "%v", err)
+	case most == 0 && fs.NArg() > 0:
+		return usageError(fs, stderr, "takes no argument, got %d", fs.NArg())
 	case fs.NArg() < least || fs.NArg() > most:
 		if fs.NArg() > most && slices.ContainsFunc(fs.Args(), func(a string) bool { return a == "true" || a == "false" }) {
 			return usageError(fs, stderr, "want %s, got %d argument(s); a yes/no flag takes its value after '=' (--json=false)", positional, fs.NArg())

@@ -53,6 +53,7 @@ var commands = map[string]command{
 	"doctor":   runDoctor,
 	"schema":   runSchema,
 	"diff":     runDiff,
+	"version":  runVersion,
 }
 
 func main() {
@@ -105,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case args[0] == "help":
 		return run(ctx, []string{args[1], "--help"}, stdout, stderr)
-	case args[0] == "version" || args[0] == "--version":
+	case args[0] == "--version":
 		printVersion(stdout)
 		return 0
 	}

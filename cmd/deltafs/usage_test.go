@@ -24,6 +24,8 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"ls"}, 2, "deltafs ls: want TABLE, got 0 argument(s) (deltafs ls --help)\n", ""},
 		{[]string{"versions", table, "extra"}, 2, "deltafs versions: want TABLE, got 2 argument(s) (deltafs versions --help)\n", ""},
 		{[]string{"demo", "a", "b", "c"}, 2, "deltafs demo: want [DIR [MOUNTPOINT]], got 3 argument(s) (deltafs demo --help)\n", ""},
+		{[]string{"version", "extra"}, 2, "deltafs version: takes no argument, got 1 (deltafs version --help)\n", ""},
+		{[]string{"version", "--help"}, 0, "", "Usage: deltafs version [flags]\n"},
 		{[]string{"bogus"}, 2, "deltafs: unknown command \"bogus\" (deltafs --help lists them)\n", ""},
 		{[]string{"ls", "--help"}, 0, "", "Usage: deltafs ls TABLE [flags]\n"},
 		{[]string{"help", "mount"}, 0, "", "Usage: deltafs mount TABLE MOUNTPOINT [flags]\n"},

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // revision is the commit the binary was built from, set by the Makefile
@@ -37,4 +40,14 @@ func printVersion(w io.Writer) {
 	if rev != "" {
 		fmt.Fprintf(w, "revision %s%s\n", strings.TrimSpace(rev+" "+when), dirty)
 	}
+}
+
+// runVersion is `deltafs version`, which takes no argument.
+func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("version", pflag.ContinueOnError)
+	if err := parseFlags(fs, args, "", 0, 0, stdout, stderr); err != nil {
+		return err
+	}
+	printVersion(stdout)
+	return nil
 }
