@@ -108,18 +108,24 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 			t.Errorf("instants %+v, %v", inst, err)
 		}
 	})
-	t.Run("enabled at v3", func(t *testing.T) {
+	// enabledAtV3 writes v0-v2 timed by their files (times mods), then
+	// enables in-commit timestamps at v3 (s+5000) and commits v4 (s+6000).
+	enabledAtV3 := func(t *testing.T, mods []int64) string {
 		dir := t.TempDir()
 		gen := deltagen.New(dir)
 		mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
 		mustCommit(t, gen, mustAdd(t, gen, "part-1.parquet", 5))
 		mustCommit(t, gen, mustAdd(t, gen, "part-2.parquet", 5))
-		for v, ms := range []int64{s, s + 1000, s + 2000} {
+		for v, ms := range mods {
 			setModTime(t, dir, int64(v), ms)
 		}
 		enable := map[string]string{"delta.inCommitTimestampEnablementVersion": "3", "delta.inCommitTimestampEnablementTimestamp": fmt.Sprint(s + 5000)}
 		mustCommit(t, gen, ictInfo(s+5000), proto, deltagen.Metadata(deltagen.SimpleSchema, nil, ictConf(enable)))
 		mustCommit(t, gen, ictInfo(s+6000), mustAdd(t, gen, "part-4.parquet", 5))
+		return dir
+	}
+	t.Run("enabled at v3", func(t *testing.T) {
+		dir := enabledAtV3(t, []int64{s, s + 1000, s + 2000})
 		setModTime(t, dir, 3, s+100) // contradicting: ignored
 		setModTime(t, dir, 4, s+200)
 		table, _ := openTable(t, dir)
@@ -129,17 +135,7 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 		// v0-v2 are timed by files later than the enablement instant:
 		// every instant from the enablement on goes to the in-commit
 		// versions, none before reaches them, and at/ does not list them.
-		dir := t.TempDir()
-		gen := deltagen.New(dir)
-		mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
-		mustCommit(t, gen, mustAdd(t, gen, "part-1.parquet", 5))
-		mustCommit(t, gen, mustAdd(t, gen, "part-2.parquet", 5))
-		for v := range int64(3) {
-			setModTime(t, dir, v, s+10_000+v*1000)
-		}
-		enable := map[string]string{"delta.inCommitTimestampEnablementVersion": "3", "delta.inCommitTimestampEnablementTimestamp": fmt.Sprint(s + 5000)}
-		mustCommit(t, gen, ictInfo(s+5000), proto, deltagen.Metadata(deltagen.SimpleSchema, nil, ictConf(enable)))
-		mustCommit(t, gen, ictInfo(s+6000), mustAdd(t, gen, "part-4.parquet", 5))
+		dir := enabledAtV3(t, []int64{s + 10_000, s + 11_000, s + 12_000})
 		table, _ := openTable(t, dir)
 		checkAsOf(t, table, map[int64]int64{s + 4999: -1, s + 5000: 3, s + 10_000: 4, s + 12_000: 4})
 		inst, err := table.Instants(context.Background())
