@@ -16,9 +16,8 @@ import (
 // newest committed at or before it, by Delta's clock: versions.AsOf). Any
 // accepted spelling of an instant can be looked up; `ls at/` lists one
 // entry per version an instant reaches, named by its instant in the
-// canonical spelling. The
-// answers change as commits land, so they carry the short timeouts of
-// latest.
+// canonical spelling. The answers change as commits land, so they carry
+// the short timeouts of latest.
 type atNode struct {
 	fusefs.Inode
 	readOnlyDir

@@ -116,9 +116,10 @@ func (t *Table) Instants(ctx context.Context) ([]Instant, error) {
 		out[i] = Instant{Version: v, Millis: mods[v]}
 	}
 	split := ictSplit(vs, c)
-	at := func(i int) (int64, error) { return out[i].Millis, nil }
+	at := func(i int) int64 { return out[i].Millis }
+	ict := func(i int) (int64, error) { return at(i), nil }
 	for i := range out {
-		j, _ := resolve(out[i].Millis, len(out), split, c, at, at)
+		j, _ := resolve(out[i].Millis, len(out), split, c, ict, at)
 		out[i].Resolves = j == i
 	}
 	return out, nil
@@ -137,7 +138,7 @@ func ictSplit(vs []int64, c clock) int {
 // resolves for an instant (-1: before them all): the versions from split
 // on by their in-commit timestamps (ict), for an instant from the
 // enablement on; the others by their files' times (mod).
-func resolve(millis int64, n, split int, c clock, ict, mod func(int) (int64, error)) (int, error) {
+func resolve(millis int64, n, split int, c clock, ict func(int) (int64, error), mod func(int) int64) (int, error) {
 	if split < n && (split == 0 || millis >= c.ictMillis) {
 		var searchErr error
 		k := sort.Search(n-split, func(i int) bool {
@@ -154,7 +155,7 @@ func resolve(millis int64, n, split int, c clock, ict, mod func(int) (int64, err
 			return split + k - 1, nil
 		}
 	}
-	k := sort.Search(split, func(i int) bool { ms, _ := mod(i); return ms > millis })
+	k := sort.Search(split, func(i int) bool { return mod(i) > millis })
 	return k - 1, nil
 }
 
@@ -170,7 +171,7 @@ func (t *Table) AsOf(ctx context.Context, millis int64) (version int64, ok bool,
 	mods := indexInstants(modTimes(files))
 	i, err := resolve(millis, len(vs), ictSplit(vs, c), c,
 		func(i int) (int64, error) { return t.inCommitTime(ctx, files, vs[i]) },
-		func(i int) (int64, error) { return mods[vs[i]], nil })
+		func(i int) int64 { return mods[vs[i]] })
 	if err != nil || i < 0 {
 		return 0, false, err
 	}
