@@ -115,19 +115,23 @@ func (r *root) historyText(ctx context.Context) (text []byte, mtime int64, errno
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf) // one object per line
 	enc.SetEscapeHTML(false)
+	damaged := false
 	for _, e := range entries {
 		if err := enc.Encode(e); err != nil {
 			r.logf("history: %v", err)
 			return nil, 0, syscall.EIO
 		}
 		mtime = max(mtime, e.Timestamp)
+		damaged = damaged || e.Error != ""
 	}
 	text = buf.Bytes()
 	if text == nil {
 		text = []byte{}
 	}
 	r.histMu.Lock()
-	if at >= r.histAt {
+	// A text with a version's error is not kept: the error may have been
+	// storage's, and passed.
+	if at >= r.histAt && !damaged {
 		r.histText, r.histAt, r.histTime = text, at, mtime
 	}
 	r.histMu.Unlock()

@@ -60,7 +60,7 @@ func (t StoreTable) History(ctx context.Context) ([]HistoryEntry, error) {
 	out := make([]HistoryEntry, len(h))
 	for i, c := range h {
 		out[i] = HistoryEntry{Version: c.Version, Instant: c.Instant, Timestamp: c.Timestamp, Operation: c.Operation,
-			Files: c.Files, Added: c.Added, Removed: c.Removed}
+			Files: c.Files, Added: c.Added, Removed: c.Removed, Error: c.Error}
 	}
 	return out, nil
 }

@@ -33,9 +33,10 @@ type HistoryEntry struct {
 	Instant   int64  `json:"instant"`   // when committed, by Delta's clock (what at/ resolves), ms since the epoch
 	Timestamp int64  `json:"timestamp"` // the commit's own timestamp, milliseconds since the epoch
 	Operation string `json:"operation"`
-	Files     int    `json:"files"`   // live data files at this version
-	Added     int    `json:"added"`   // files the commit added (changes/<N>/added)
-	Removed   int    `json:"removed"` // files the commit removed (changes/<N>/removed)
+	Files     int    `json:"files"`           // live data files at this version
+	Added     int    `json:"added"`           // files the commit added (changes/<N>/added)
+	Removed   int    `json:"removed"`         // files the commit removed (changes/<N>/removed)
+	Error     string `json:"error,omitempty"` // why the version could not be read (a damaged log)
 }
 
 // AbsoluteReader is implemented by Tables that can read deletion vector
