@@ -206,6 +206,11 @@ func TestSchema(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "newid\tinteger\tphysical id\tid 1\tpartition\n") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
+	// --at as ls has it: an instant after the last commit is latest.
+	code, out, _ = runCLI("schema", "--at", "2099-01-01", testdata(t, "delta-rs/data/simple_table"))
+	if code != 0 || !strings.HasPrefix(out, "# v4, column mapping: none\n") {
+		t.Errorf("schema --at 2099-01-01: exit %d:\n%s", code, out)
+	}
 	// A Databricks pipeline's first commit has a metaData action without a schema.
 	code, _, errOut = runCLI("schema", "--version", "0", testdata(t, "delta-rs/data/delta-live-table"))
 	if want := "deltafs schema: v0: schema: the metaData action has no schemaString"; code != 1 || !strings.HasPrefix(errOut, want) {
@@ -264,6 +269,7 @@ func TestFlagValuesRefused(t *testing.T) {
 		{[]string{"mount", "--cache-dir", filepath.Join(table, "nope"), table, mnt}, "not a directory"},
 		{[]string{"doctor", "--latency", "-5ms", table}, "--latency -5ms: want 0 or more"},
 		{[]string{"ls", "--at", "", table}, "--at: instant"},
+		{[]string{"schema", "--at", "2024-01-05", "--version", "1", table}, "--at and --version: one or the other"},
 		{[]string{"ls", "--json", "false", table}, "a yes/no flag takes its value after '='"},
 	} {
 		code, _, errOut := runCLI(c.args...)

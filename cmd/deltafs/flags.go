@@ -47,19 +47,3 @@ func usageError(fs *pflag.FlagSet, stderr io.Writer, format string, args ...any)
 	fmt.Fprintf(stderr, "deltafs %s: %s (deltafs %s --help)\n", fs.Name(), fmt.Sprintf(format, args...), fs.Name())
 	return errUsage
 }
-
-// versionFlag registers --version N, whose absence means the latest
-// version; a negative N is a mistake, not the latest.
-func versionFlag(fs *pflag.FlagSet, what string) *int64 {
-	v := fs.Int64("version", -1, what)
-	fs.Lookup("version").DefValue = "latest"
-	return v
-}
-
-// checkVersion refuses a negative --version given on the command line.
-func checkVersion(fs *pflag.FlagSet, v int64, stderr io.Writer) error {
-	if fs.Changed("version") && v < 0 {
-		return usageError(fs, stderr, "--version %d: versions are 0 or more", v)
-	}
-	return nil
-}

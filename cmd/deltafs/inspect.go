@@ -16,17 +16,6 @@ import (
 
 // openSnapshot opens the table at location and builds version v (a
 // negative v: the latest).
-func openSnapshot(ctx context.Context, location string, v int64) (*replay.Snapshot, error) {
-	t, err := openTable(ctx, location)
-	if err != nil {
-		return nil, err
-	}
-	if v < 0 {
-		v = t.Latest()
-	}
-	return t.Snapshot(ctx, v)
-}
-
 // openTable opens the table at location.
 func openTable(ctx context.Context, location string) (*versions.Table, error) {
 	st, err := blobstore.Open(ctx, location)
@@ -103,41 +92,15 @@ type lsEntry struct {
 
 func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("ls", pflag.ContinueOnError)
-	version := versionFlag(fs, "version to list")
-	at := fs.String("at", "", "list the version a Delta reader resolves for an instant (2024-01-05T09:37:00Z, 2024-01-05T10:37:00.5+01:00, 2024-01-05)")
+	choice := chooseVersion(fs, "to list")
 	asJSON := fs.Bool("json", false, "JSON Lines: one object per file")
 	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
 		return err
 	}
-	if err := checkVersion(fs, *version, stderr); err != nil {
+	if err := choice.check(fs, stderr); err != nil {
 		return err
 	}
-	var atMillis int64
-	if fs.Changed("at") {
-		if fs.Changed("version") {
-			return usageError(fs, stderr, "--at and --version: one or the other")
-		}
-		var err error
-		if atMillis, err = versions.ParseInstant(*at); err != nil {
-			return usageError(fs, stderr, "--at: %v", err)
-		}
-	}
-	t, err := openTable(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	v := *version
-	if fs.Changed("at") {
-		var ok bool
-		if v, ok, err = t.AsOf(ctx, atMillis); err != nil {
-			return err
-		} else if !ok {
-			return beforeFirst(ctx, t, "--at "+*at)
-		}
-	} else if v < 0 {
-		v = t.Latest()
-	}
-	snap, err := t.Snapshot(ctx, v)
+	_, snap, err := choice.snapshot(ctx, fs.Arg(0))
 	if err != nil {
 		return err
 	}

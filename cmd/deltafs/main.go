@@ -24,7 +24,7 @@ Usage:
   deltafs ls TABLE [--version N | --at INSTANT] [--json]
                                            live files of a version (latest by default), by the
                                            paths the log stores (--json: also where a mount serves them)
-  deltafs schema TABLE [--version N] [--json]
+  deltafs schema TABLE [--version N | --at INSTANT] [--json]
                                            logical schema: physical names, ids, partition columns
   deltafs history TABLE [--json]           version, instant and operation per version
   deltafs diff TABLE A B [--json]          files added (+) and removed (-) from A to B (versions or instants;

@@ -30,15 +30,15 @@ type schemaColumn struct {
 // column mapping id, partition columns marked.
 func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("schema", pflag.ContinueOnError)
-	version := versionFlag(fs, "version to describe")
+	choice := chooseVersion(fs, "to describe")
 	asJSON := fs.Bool("json", false, "JSON Lines: one object per column")
 	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
 		return err
 	}
-	if err := checkVersion(fs, *version, stderr); err != nil {
+	if err := choice.check(fs, stderr); err != nil {
 		return err
 	}
-	snap, err := openSnapshot(ctx, fs.Arg(0), *version)
+	_, snap, err := choice.snapshot(ctx, fs.Arg(0))
 	if err != nil {
 		return err
 	}

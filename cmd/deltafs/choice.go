@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/versions"
+)
+
+// versionChoice is a command's --version N or --at INSTANT (neither:
+// the latest version).
+type versionChoice struct {
+	version  int64
+	at       string
+	atMillis int64
+}
+
+// chooseVersion registers --version and --at; what says what the version
+// is for ("to list").
+func chooseVersion(fs *pflag.FlagSet, what string) *versionChoice {
+	c := &versionChoice{}
+	fs.Int64Var(&c.version, "version", -1, "version "+what)
+	fs.Lookup("version").DefValue = "latest"
+	fs.StringVar(&c.at, "at", "", "the version a Delta reader resolves for an instant (2024-01-05T09:37:00Z, 2024-01-05T10:37:00.5+01:00, 2024-01-05)")
+	return c
+}
+
+// check refuses a negative --version, an instant that does not parse, and
+// both flags at once.
+func (c *versionChoice) check(fs *pflag.FlagSet, stderr io.Writer) error {
+	switch {
+	case fs.Changed("version") && c.version < 0:
+		return usageError(fs, stderr, "--version %d: versions are 0 or more", c.version)
+	case fs.Changed("at") && fs.Changed("version"):
+		return usageError(fs, stderr, "--at and --version: one or the other")
+	case fs.Changed("at"):
+		var err error
+		if c.atMillis, err = versions.ParseInstant(c.at); err != nil {
+			return usageError(fs, stderr, "--at: %v", err)
+		}
+		c.version = -2 // resolved by snapshot
+	}
+	return nil
+}
+
+// snapshot opens the table at location and builds the chosen version.
+func (c *versionChoice) snapshot(ctx context.Context, location string) (*versions.Table, *replay.Snapshot, error) {
+	t, err := openTable(ctx, location)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := c.version
+	switch v {
+	case -1:
+		v = t.Latest()
+	case -2:
+		var ok bool
+		if v, ok, err = t.AsOf(ctx, c.atMillis); err != nil {
+			return nil, nil, err
+		} else if !ok {
+			return nil, nil, beforeFirst(ctx, t, "--at "+c.at)
+		}
+	}
+	snap, err := t.Snapshot(ctx, v)
+	return t, snap, err
+}
