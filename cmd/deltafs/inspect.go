@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// openSnapshot opens the table at location and builds version v (a
-// negative v: the latest).
 // openTable opens the table at location.
 func openTable(ctx context.Context, location string) (*versions.Table, error) {
 	st, err := blobstore.Open(ctx, location)
