@@ -13,9 +13,10 @@ import (
 // versionChoice is a command's --version N or --at INSTANT (neither:
 // the latest version).
 type versionChoice struct {
-	version  int64
-	at       string
-	atMillis int64
+	version   int64
+	at        string
+	byInstant bool  // --at given
+	atMillis  int64 // its instant
 }
 
 // chooseVersion registers --version and --at; what says what the version
@@ -41,29 +42,28 @@ func (c *versionChoice) check(fs *pflag.FlagSet, stderr io.Writer) error {
 		if c.atMillis, err = versions.ParseInstant(c.at); err != nil {
 			return usageError(fs, stderr, "--at: %v", err)
 		}
-		c.version = -2 // resolved by snapshot
+		c.byInstant = true
 	}
 	return nil
 }
 
 // snapshot opens the table at location and builds the chosen version.
-func (c *versionChoice) snapshot(ctx context.Context, location string) (*versions.Table, *replay.Snapshot, error) {
+func (c *versionChoice) snapshot(ctx context.Context, location string) (*replay.Snapshot, error) {
 	t, err := openTable(ctx, location)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	v := c.version
-	switch v {
-	case -1:
-		v = t.Latest()
-	case -2:
+	switch {
+	case c.byInstant:
 		var ok bool
 		if v, ok, err = t.AsOf(ctx, c.atMillis); err != nil {
-			return nil, nil, err
+			return nil, err
 		} else if !ok {
-			return nil, nil, beforeFirst(ctx, t, "--at "+c.at)
+			return nil, beforeFirst(ctx, t, "--at "+c.at)
 		}
+	case v < 0:
+		v = t.Latest()
 	}
-	snap, err := t.Snapshot(ctx, v)
-	return t, snap, err
+	return t.Snapshot(ctx, v)
 }
