@@ -227,8 +227,13 @@ func TestDiff(t *testing.T) {
 		t.Errorf("diff 0 4: exit %d, %q, stdout:\n%s", code, errOut, out)
 	}
 	code, out, _ = runCLI("diff", "--json", table, "3", "4")
-	if code != 0 || !strings.Contains(out, `{"change":"removed","path":"part-00000-f17fcbf5-e0dc-40ba-adae-ce66d1fcaef6-c000.snappy.parquet","size":429}`) {
+	if code != 0 || !strings.Contains(out, `{"change":"removed","servedPath":"part-00000-f17fcbf5-e0dc-40ba-adae-ce66d1fcaef6-c000.snappy.parquet","path":"part-00000-f17fcbf5-e0dc-40ba-adae-ce66d1fcaef6-c000.snappy.parquet","size":429}`) {
 		t.Errorf("diff --json 3 4: exit %d:\n%s", code, out)
+	}
+	// Where a mount serves it: the logical partition folder, not the stored one.
+	code, out, _ = runCLI("diff", "--json", testdata(t, "delta-rs/data/table_with_partitioning_mapping"), "3", "4")
+	if code != 0 || !strings.Contains(out, `"servedPath":"newid=2/part-00000-f4dfefa0-7ef5-4c48-a4a0-61a6d4f2f813.c000.snappy.parquet","path":"aL/part-00000-f4dfefa0`) {
+		t.Errorf("diff --json 3 4 of a column-mapped partitioned table: exit %d:\n%s", code, out)
 	}
 	// The same version twice, by number and by an instant after the last commit.
 	code, out, errOut = runCLI("diff", table, "4", "2099-01-01")

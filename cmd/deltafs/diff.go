@@ -21,8 +21,11 @@ import (
 // diffEntry is one line of `deltafs diff --json`.
 type diffEntry struct {
 	Change string `json:"change"` // added or removed
-	Path   string `json:"path"`
-	Size   int64  `json:"size"`
+	// ServedPath is where a mount serves the file (as ls --json gives
+	// it), in B for an added file, in A for a removed one.
+	ServedPath string `json:"servedPath,omitempty"`
+	Path       string `json:"path"`
+	Size       int64  `json:"size"`
 	// DeletionVector is the file's deletion vector id, when it has one: a
 	// file whose vector changed is removed with the old one and added with
 	// the new one.
@@ -54,16 +57,28 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
+	var served [2]map[*replay.File]string
+	if *asJSON {
+		for i, snap := range snaps {
+			parts, err := snap.Partitions(ctx)
+			if err != nil {
+				return err
+			}
+			if _, served[i], err = servedLayout(snap, parts); err != nil {
+				return err
+			}
+		}
+	}
 	var out []diffEntry
 	a, b := liveByKey(snaps[0]), liveByKey(snaps[1])
 	for k, f := range b {
 		if _, ok := a[k]; !ok {
-			out = append(out, diffEntry{"added", f.Path, f.Size, f.DV.UniqueID()})
+			out = append(out, diffEntry{"added", served[1][f], f.Path, f.Size, f.DV.UniqueID()})
 		}
 	}
 	for k, f := range a {
 		if _, ok := b[k]; !ok {
-			out = append(out, diffEntry{"removed", f.Path, f.Size, f.DV.UniqueID()})
+			out = append(out, diffEntry{"removed", served[0][f], f.Path, f.Size, f.DV.UniqueID()})
 		}
 	}
 	slices.SortFunc(out, func(x, y diffEntry) int {

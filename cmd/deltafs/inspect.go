@@ -110,13 +110,9 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lay, err := layout.Of(snap, details.Partitions, false)
+	lay, servedPaths, err := servedLayout(snap, details.Partitions)
 	if err != nil {
 		return err
-	}
-	servedPaths := map[*replay.File]string{}
-	for _, e := range lay.Entries {
-		servedPaths[e.File] = e.Name
 	}
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
@@ -143,6 +139,21 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return w.Flush()
+}
+
+// servedLayout is the logical layout of a snapshot (its files'
+// partitions given) and where it serves each file; a file it does not
+// serve has no path.
+func servedLayout(snap *replay.Snapshot, parts []*replay.Partition) (*layout.Version, map[*replay.File]string, error) {
+	lay, err := layout.Of(snap, parts, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	paths := make(map[*replay.File]string, len(lay.Entries))
+	for _, e := range lay.Entries {
+		paths[e.File] = e.Name
+	}
+	return lay, paths, nil
 }
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -28,7 +28,7 @@ Usage:
                                            logical schema: physical names, ids, partition columns
   deltafs history TABLE [--json]           version, instant and operation per version
   deltafs diff TABLE A B [--json]          files added (+) and removed (-) from A to B (versions or instants;
-                                           stored paths)
+                                           stored paths; --json: also where a mount serves them)
   deltafs doctor TABLE [--json]            health check: checkpoints, log, data files, retention, open cost
   deltafs version                          version and build information (also --version)
 
