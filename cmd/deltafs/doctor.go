@@ -44,6 +44,8 @@ type doctorCheckpoint struct {
 	Version int64  `json:"version"`
 	Kind    string `json:"kind"` // classic, multi-part, v2-json, v2-parquet
 	Parts   int    `json:"parts"`
+	// Unusable: it cannot be read, and latest was rebuilt without it.
+	Unusable bool `json:"unusable,omitempty"`
 }
 
 // doctorRetention holds the retention properties, as set or defaulted.
@@ -170,7 +172,8 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 	}
 	r.CommitsSinceCheckpoint = snap.Version + 1
 	if cp := seg.Checkpoint; cp != nil {
-		r.Checkpoint = &doctorCheckpoint{Version: cp.Version, Kind: cp.Kind.String(), Parts: len(cp.Parts)}
+		_, unusable := t.PassedOver()[cp.Version]
+		r.Checkpoint = &doctorCheckpoint{Version: cp.Version, Kind: cp.Kind.String(), Parts: len(cp.Parts), Unusable: unusable}
 		r.CommitsSinceCheckpoint = snap.Version - cp.Version
 	}
 	conf := snap.Metadata.Configuration

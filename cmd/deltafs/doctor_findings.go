@@ -40,6 +40,10 @@ func findings(r *doctorReport) []finding {
 		add("checkpoint", r.LatestVersion >= r.CheckpointInterval,
 			fmt.Sprintf("no checkpoint: every open replays all %d commits", r.CommitsSinceCheckpoint),
 			"write a checkpoint (Spark and delta-rs writers do every delta.checkpointInterval commits)")
+	case cp.Unusable:
+		add("checkpoint", true,
+			fmt.Sprintf("the %s checkpoint at v%d cannot be read (see \"checkpoint files\")", cp.Kind, cp.Version),
+			"write a new checkpoint: until then each open tries this one, then replays the commits since an older one")
 	case r.CommitsSinceCheckpoint > r.CheckpointInterval:
 		add("checkpoint", true,
 			fmt.Sprintf("%d commits since the %s checkpoint at v%d, interval %d: checkpoints have stopped", r.CommitsSinceCheckpoint, cp.Kind, cp.Version, r.CheckpointInterval),
@@ -157,7 +161,11 @@ func versionRange(lo, hi int64) string {
 func printDoctor(w *bufio.Writer, r *doctorReport) {
 	fmt.Fprintf(w, "table        %s\nlatest       v%d\n", r.Table, r.LatestVersion)
 	if cp := r.Checkpoint; cp != nil {
-		fmt.Fprintf(w, "checkpoint   v%d, %s, %d part(s)\n", cp.Version, cp.Kind, cp.Parts)
+		unusable := ""
+		if cp.Unusable {
+			unusable = ", unusable"
+		}
+		fmt.Fprintf(w, "checkpoint   v%d, %s, %d part(s)%s\n", cp.Version, cp.Kind, cp.Parts, unusable)
 	} else {
 		fmt.Fprintf(w, "checkpoint   none\n")
 	}

@@ -298,7 +298,7 @@ func TestDoctorBrokenLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = *doctorJSON(t, dir)
-	if level(&r, "checkpoint files") != "warn" || level(&r, "log gaps") != "ok" || r.LiveFiles != 5 {
+	if level(&r, "checkpoint files") != "warn" || level(&r, "checkpoint") != "warn" || !r.Checkpoint.Unusable || level(&r, "log gaps") != "ok" || r.LiveFiles != 5 {
 		t.Errorf("truncated checkpoint: %d live files, findings %+v", r.LiveFiles, r.Findings)
 	}
 }
