@@ -59,7 +59,7 @@ type Options struct {
 // Open finds the latest version of the table at st, reading as little of
 // the log as the cost model allows. It does not build a snapshot.
 func Open(ctx context.Context, st Store, opts Options) (*Table, error) {
-	t := &Table{st: st, root: st.Location(), snaps: newSnapshotCache(opts.SnapshotCacheBytes), ict: map[int64]int64{},
+	t := &Table{st: st, root: st.Location(), snaps: newSnapshotCache(opts.SnapshotCacheBytes), ict: map[int64]int64{}, passedOver: map[int64]error{},
 		cleanupEvery: opts.CleanupCheckEvery}
 	if t.cleanupEvery == 0 {
 		t.cleanupEvery = time.Minute
@@ -227,9 +227,6 @@ func (t *Table) Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error)
 			if older, serr := t.segmentWithout(ctx, v, seg.Checkpoint.Version); serr == nil {
 				if snap, berr := replay.Build(ctx, t.st, older, t.root); berr == nil {
 					t.mu.Lock()
-					if t.passedOver == nil {
-						t.passedOver = map[int64]error{}
-					}
 					t.passedOver[seg.Checkpoint.Version] = err
 					t.mu.Unlock()
 					return snap, nil

@@ -188,7 +188,8 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 		r.AverageFileSize = r.LiveBytes / r.LiveFiles
 	}
 	r.Retention = retention(conf)
-	if err := countLog(ctx, st, r); err != nil {
+	commits, err := countLog(ctx, st, r)
+	if err != nil {
 		return nil, err
 	}
 	if checkData {
@@ -200,12 +201,7 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 		defer plain.Close()
 		r.Files = checkFiles(ctx, plain, snap)
 	}
-	r.Findings = findings(r)
-	logs, err := t.LogFiles(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r.Findings = append(r.Findings, logFindings(logs, t.PassedOver())...)
+	r.Findings = append(findings(r), logFindings(commits, t.PassedOver())...)
 	return r, nil
 }
 
@@ -213,28 +209,28 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 // rebuilt (a missing or damaged log file): what the log holds, and that.
 func brokenLatest(ctx context.Context, st *blobstore.Store, t *versions.Table, cause error) (*doctorReport, error) {
 	r := &doctorReport{Table: st.Location(), LatestVersion: t.Latest(), LastCheckpoint: string(t.Hint()), LastCheckpointVersion: t.HintVersion()}
-	if err := countLog(ctx, st, r); err != nil {
-		return nil, err
-	}
-	logs, err := t.LogFiles(ctx)
+	commits, err := countLog(ctx, st, r)
 	if err != nil {
 		return nil, err
 	}
-	r.Findings = append(logFindings(logs, t.PassedOver()), finding{Check: "latest", Level: "error",
+	r.Findings = append(logFindings(commits, t.PassedOver()), finding{Check: "latest", Level: "error",
 		Message: fmt.Sprintf("v%d: %v", r.LatestVersion, cause),
 		Advice:  "readers refuse the table: restore the missing or damaged log file from a backup"})
 	return r, nil
 }
 
 // countLog counts the objects of _delta_log: one full listing, as `ls`
-// would do, after (and not part of) the measured open.
-func countLog(ctx context.Context, st *blobstore.Store, r *doctorReport) error {
+// would do, after (and not part of) the measured open. It returns the
+// versions of the commits listed, in listing (version) order.
+func countLog(ctx context.Context, st *blobstore.Store, r *doctorReport) ([]int64, error) {
+	var commits []int64
 	err := st.List(ctx, replay.LogDir, "", func(o blobstore.Object) bool {
 		r.LogObjects++
 		if f, ok := replay.ParseLogFile(o.Key, o.Size, 0); ok {
 			switch f.Kind {
 			case replay.Commit:
 				r.LogCommits++
+				commits = append(commits, f.Version)
 			case replay.CheckpointFile:
 				r.LogCheckpointFiles++
 			}
@@ -242,9 +238,9 @@ func countLog(ctx context.Context, st *blobstore.Store, r *doctorReport) error {
 		return true
 	})
 	if err != nil {
-		return fmt.Errorf("list %s: %w", replay.LogDir, err)
+		return nil, fmt.Errorf("list %s: %w", replay.LogDir, err)
 	}
-	return nil
+	return commits, nil
 }
 
 // retention reads the retention pair and checks it: both parse, and the

@@ -6,8 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/deltafs/deltafs/replay"
 )
 
 // finding is one check of `deltafs doctor`, with a one-line advice.
@@ -115,13 +113,7 @@ func findings(r *doctorReport) []finding {
 // logFindings checks what the listing of the log says: commits missing
 // between the oldest and the newest (log cleanup removes the oldest only);
 // and the checkpoints latest was rebuilt without (passedOver), unusable.
-func logFindings(logs []replay.LogFile, passedOver map[int64]error) []finding {
-	var commits []int64
-	for _, f := range logs {
-		if f.Kind == replay.Commit {
-			commits = append(commits, f.Version)
-		}
-	}
+func logFindings(commits []int64, passedOver map[int64]error) []finding {
 	slices.Sort(commits)
 	var out []finding
 	var gaps []string

@@ -19,7 +19,10 @@ func (w *renameWalk) match(col *Column, child *format.SchemaElement, n, c int32,
 			return f, f.Name, true, nil
 		}
 		f, err := w.foldedField(col, child.Name, n, first)
-		return f, f.servedName(), f != nil, err
+		if f == nil {
+			return nil, "", false, err
+		}
+		return f, f.Name, true, nil
 	case ListColumn, MapColumn:
 		if n != 1 || len(col.Children) == 0 {
 			return nil, child.Name, true, nil
@@ -84,14 +87,6 @@ func (w *renameWalk) foldedField(col *Column, name string, n int32, first int) (
 		pos = subtreeEnd(w.src, pos)
 	}
 	return f, nil
-}
-
-// servedName is the name a found field is served under ("" for none).
-func (c *Column) servedName() string {
-	if c == nil {
-		return ""
-	}
-	return c.Name
 }
 
 // subtreeEnd returns the position after the element at pos and its

@@ -76,15 +76,8 @@ func lookup(p *replay.Partition, key string) (value string, null bool) {
 	if p == nil {
 		return "", true
 	}
-	for _, v := range p.Values {
-		if v.Column == key {
-			return v.Value, v.Null
-		}
-	}
-	for _, v := range p.Values {
-		if strings.EqualFold(v.Column, key) {
-			return v.Value, v.Null
-		}
+	if i := indexOfName(len(p.Values), func(i int) string { return p.Values[i].Column }, key); i >= 0 {
+		return p.Values[i].Value, p.Values[i].Null
 	}
 	return "", true
 }

@@ -145,18 +145,26 @@ func (r rawType) decode(depth int) (Type, error) {
 }
 
 // Find returns the top-level field with the logical name, or nil; failing
-// an exact match, one whose name differs in case alone (Delta names
-// columns case-insensitively).
+// an exact match, one whose name differs in case alone (indexOfName).
 func Find(fields []Field, name string) *Field {
-	for i := range fields {
-		if fields[i].Name == name {
-			return &fields[i]
-		}
-	}
-	for i := range fields {
-		if strings.EqualFold(fields[i].Name, name) {
-			return &fields[i]
-		}
+	if i := indexOfName(len(fields), func(i int) string { return fields[i].Name }, name); i >= 0 {
+		return &fields[i]
 	}
 	return nil
+}
+
+// indexOfName returns the index of the one of n names equal to want, or
+// failing that of one equal but for case, as Delta names columns
+// case-insensitively; -1 for none.
+func indexOfName(n int, name func(int) string, want string) int {
+	folded := -1
+	for i := range n {
+		switch got := name(i); {
+		case got == want:
+			return i
+		case folded < 0 && strings.EqualFold(got, want):
+			folded = i
+		}
+	}
+	return folded
 }
