@@ -165,6 +165,36 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 			t.Errorf("ls at/ = %v, want %v", names, want)
 		}
 	})
+	t.Run("commits cleaned up to a checkpoint", func(t *testing.T) {
+		// v2 is rebuilt from its checkpoint, but its timestamp went with
+		// its commit: the timed versions start at v3, and at/ lists them.
+		dir := t.TempDir()
+		gen := deltagen.New(dir)
+		mustCommit(t, gen, ictInfo(s), proto, deltagen.Metadata(deltagen.SimpleSchema, nil, ictConf(nil)))
+		for i := int64(1); i <= 4; i++ {
+			mustCommit(t, gen, ictInfo(s+i*1000), mustAdd(t, gen, fmt.Sprintf("part-%d.parquet", i), 5))
+		}
+		if _, err := gen.Checkpoint(2); err != nil {
+			t.Fatal(err)
+		}
+		for v := int64(0); v <= 2; v++ {
+			if err := os.Remove(filepath.Join(dir, replay.CommitKey(v))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		table, _ := openTable(t, dir)
+		checkAsOf(t, table, map[int64]int64{s + 2500: -1, s + 3000: 3, s + 3999: 3, s + 1e9: 4})
+		inst, err := table.Instants(context.Background())
+		if err != nil || len(inst) != 2 || inst[0].Version != 3 || !inst[0].Resolves {
+			t.Errorf("instants %+v, %v; want v3 and v4", inst, err)
+		}
+		requireFUSE(t)
+		m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+		ents, err := os.ReadDir(filepath.Join(m.dir, "at"))
+		if err != nil || len(ents) != 2 || ents[0].Name() != versions.FormatInstant(s+3000) {
+			t.Errorf("ls at/ = %v, %v", ents, err)
+		}
+	})
 	t.Run("property without the feature", func(t *testing.T) {
 		// Not active: the versions are timed by their files, and commits
 		// without an inCommitTimestamp are no error.

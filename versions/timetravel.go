@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
@@ -94,8 +95,8 @@ func modTimes(files []replay.LogFile) []Instant {
 	return out
 }
 
-// Instants returns the instant of every version that can be rebuilt,
-// ascending. Versions timed by in-commit timestamps cost a small read each
+// Instants returns the instant of every version that can be rebuilt and
+// timed, ascending. Versions timed by in-commit timestamps cost a small read each
 // (the first line of the commit), once.
 func (t *Table) Instants(ctx context.Context) ([]Instant, error) {
 	vs, files, c, err := t.timeline(ctx)
@@ -190,7 +191,24 @@ func (t *Table) timeline(ctx context.Context) ([]int64, []replay.LogFile, clock,
 		return nil, nil, clock{}, err
 	}
 	c, err := t.tableClock(ctx, vs)
-	return vs, files, c, err
+	if err != nil || c.ictFrom < 0 {
+		return vs, files, c, err
+	}
+	// A version timed by its in-commit timestamp whose commit is gone (the
+	// log cleaned up to its checkpoint) has no instant: the timestamp is
+	// only in the commit, as Delta reads it.
+	timed := vs[:0:0]
+	for _, v := range vs {
+		if _, ok := findLogFile(files, replay.CommitKey(v)); ok || v < c.ictFrom {
+			timed = append(timed, v)
+		}
+	}
+	return timed, files, c, nil
+}
+
+// findLogFile finds key in a listing sorted by key.
+func findLogFile(files []replay.LogFile, key string) (int, bool) {
+	return sort.Find(len(files), func(i int) int { return strings.Compare(key, files[i].Key) })
 }
 
 func indexInstants(in []Instant) map[int64]int64 {
@@ -216,8 +234,8 @@ func (t *Table) inCommitTime(ctx context.Context, files []replay.LogFile, v int6
 		return ms, nil
 	}
 	key := replay.CommitKey(v)
-	i := sort.Search(len(files), func(i int) bool { return files[i].Key >= key })
-	if i == len(files) || files[i].Key != key {
+	i, found := findLogFile(files, key)
+	if !found {
 		return 0, fmt.Errorf("v%d: no commit file to read its in-commit timestamp from", v)
 	}
 	data, err := t.st.ReadRange(ctx, key, 0, min(files[i].Size, firstLineBytes))
