@@ -181,7 +181,11 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		dropSchemaCaches(&out)
 	}
 	if opts.Rename != nil {
-		if err := opts.Rename.apply(&out); err != nil {
+		missing, err := opts.Rename.apply(&out)
+		if err != nil {
+			return nil, err
+		}
+		if err := fillColumns(b, &out, missing, opts.Rename.ByID); err != nil {
 			return nil, err
 		}
 	}

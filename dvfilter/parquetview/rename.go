@@ -20,6 +20,10 @@ type Rename struct {
 	// Key names this Rename among those of a table (views are cached by
 	// data file and Key): equal Keys must mean equal Renames.
 	Key string
+	// FillMissing serves top-level columns a file lacks as nulls (see
+	// fill.go), where every leaf has a Fill type: the served file is then
+	// larger than the stored one.
+	FillMissing bool
 }
 
 // Column is one field of a Rename: its served name, how it is found in the
@@ -36,6 +40,9 @@ type Column struct {
 	// Type, on a leaf whose type the table widened, is the table's type:
 	// a file storing a narrower one is served converted (see LeafType).
 	Type *LeafType
+	// Fill, on a leaf, is its type when a file lacking it is served with
+	// nulls (Rename.FillMissing).
+	Fill *LeafType
 }
 
 // ColumnKind is the shape of a Column.
@@ -58,13 +65,13 @@ var schemaCaches = []string{"ARROW:schema", "org.apache.spark.sql.parquet.row.me
 // paths in the served names. Offsets are untouched. A footer that keeps
 // every column under its stored name is left as it is, schema caches
 // included.
-func (rn *Rename) apply(md *format.FileMetaData) error {
+func (rn *Rename) apply(md *format.FileMetaData) ([]*Column, error) {
 	w := &renameWalk{}
 	if err := w.walk(md, rn); err != nil {
-		return err
+		return nil, err
 	}
 	if !w.changed {
-		return nil
+		return nil, nil
 	}
 	newIndex := make([]int, len(w.keep)) // source leaf -> served leaf, -1: dropped
 	n := 0
@@ -78,11 +85,11 @@ func (rn *Rename) apply(md *format.FileMetaData) error {
 	// one run laid out column after column; with a column gone from the
 	// footer its index leaves a hole they misread. The indexes only speed
 	// up filtering: a file that drops columns is served without them.
-	dropsColumns := n < len(w.keep)
+	dropsColumns := n < len(w.keep) || len(w.missing) > 0
 	for i := range md.RowGroups {
 		rg := &md.RowGroups[i]
 		if len(rg.Columns) != len(w.keep) {
-			return fmt.Errorf("row group %d has %d column chunks for %d leaf columns: %w", i, len(rg.Columns), len(w.keep), ErrParquet)
+			return nil, fmt.Errorf("row group %d has %d column chunks for %d leaf columns: %w", i, len(rg.Columns), len(w.keep), ErrParquet)
 		}
 		cols := rg.Columns[:0:0]
 		for j, cc := range rg.Columns {
@@ -116,7 +123,7 @@ func (rn *Rename) apply(md *format.FileMetaData) error {
 	}
 	md.Schema = w.out
 	dropSchemaCaches(md)
-	return nil
+	return w.missing, nil
 }
 
 // dropSchemaCaches leaves out of md the schema caches, stale once a
@@ -132,11 +139,13 @@ func (w *renameWalk) walk(md *format.FileMetaData, rn *Rename) error {
 	if len(md.Schema) == 0 {
 		return fmt.Errorf("footer without a schema: %w", ErrParquet)
 	}
-	*w = renameWalk{src: md.Schema, byID: rn.ByID}
+	*w = renameWalk{src: md.Schema, byID: rn.ByID, matched: make([]bool, len(rn.Columns))}
 	root := Column{Kind: StructColumn, Children: rn.Columns}
 	if err := w.node(&root, md.Schema[0].Name, nil, 0); err != nil {
 		return err
 	}
+	w.missing = rn.missingColumns(w.matched)
+	w.changed = w.changed || len(w.missing) > 0
 	if w.pos != len(md.Schema) {
 		return fmt.Errorf("schema has %d elements, its tree %d: %w", len(md.Schema), w.pos, ErrParquet)
 	}
@@ -170,8 +179,12 @@ type renameWalk struct {
 	paths [][]string
 	widen []*widening // per source leaf: its conversion, or nil
 	// changed: a column is served under another name than stored, or
-	// not at all.
+	// not at all, or added.
 	changed bool
+	// matched says which top-level columns the file stores; missing are
+	// those it is served with as nulls.
+	matched []bool
+	missing []*Column
 }
 
 // node serves the element at w.pos, and its subtree, as col (nil: keep
@@ -221,6 +234,9 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 			}
 			continue
 		}
+		if depth == 0 {
+			w.markMatched(col, target)
+		}
 		before := len(w.out)
 		if err := w.node(target, served, path, depth+1); err != nil {
 			return err
@@ -236,6 +252,15 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 	}
 	w.out[at].NumChildren.V = kept
 	return nil
+}
+
+// markMatched records that the file stores root's child c.
+func (w *renameWalk) markMatched(root, c *Column) {
+	for i := range root.Children {
+		if &root.Children[i] == c {
+			w.matched[i] = true
+		}
+	}
 }
 
 // skip passes over the element at w.pos and its subtree: a dropped column.
@@ -293,10 +318,7 @@ func unchangedView(footer []byte, size int64, rn *Rename) (*View, error) {
 func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*View, error) {
 	out := *md
 	out.RowGroups = slices.Clone(md.RowGroups)
-	if err := rn.apply(&out); err != nil {
-		return nil, err
-	}
-	tail, err := encodeFooter(&out)
+	missing, err := rn.apply(&out)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +329,14 @@ func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*Vie
 	v := &View{Rows: rows, CopiedRowGroups: len(out.RowGroups)}
 	b := &viewBuilder{v: v}
 	b.add(segment{n: dataEnd, src: 0})
-	if pad := size - dataEnd - int64(len(tail)); pad > 0 {
+	if err := fillColumns(b, &out, missing, rn.ByID); err != nil {
+		return nil, err
+	}
+	tail, err := encodeFooter(&out)
+	if err != nil {
+		return nil, err
+	}
+	if pad := size - b.pos - int64(len(tail)); pad > 0 {
 		b.add(segment{n: pad, data: make([]byte, pad)})
 	}
 	b.add(segment{n: int64(len(tail)), data: tail})

@@ -62,7 +62,8 @@ func isShortRead(err error) bool { return bytes.Contains([]byte(err.Error()), []
 // v1 or v2, one or several row groups, any rows deleted, and, when
 // rename, every column renamed (unless the top bit of pageBytes keeps the
 // names) and some dropped (column mapping), and leaves given wider types
-// (type widening: the high bits of drop pick them). The view must hold
+// (type widening: the high bits of drop pick them), and a column the file
+// lacks added (bit 62 of drop), served as nulls. The view must hold
 // exactly the rows of the file the vector leaves, value for value
 // (converted where widened), of the columns kept, under their new names;
 // a view that changes nothing must be Unchanged, the file's bytes.
@@ -77,8 +78,11 @@ func FuzzViewSchemas(f *testing.F) {
 	f.Add([]byte{3, 2, 3, 9, 3, 2, 3, 3, 9}, uint8(150), uint64(0xf0f0f0f0f0f0f0f0), uint16(200), true, uint8(2), uint64(0x0303), true, uint64(93234019)<<32)
 	// Names kept, nothing dropped, deleted or widened: Unchanged.
 	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(60), uint64(0xf0f0f0f0f0f0f0f0), uint16(1<<15|700), true, uint8(2), uint64(0), true, uint64(0))
+	// A column the file lacks added (bit 62 of drop), rows deleted.
+	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(80), uint64(0xf0f0f0f0f0f0f0f0), uint16(300), false, uint8(2), uint64(0x0101), true, uint64(1)<<62)
 	paths := []string{"a", "b", "c", "g.x", "g.y", "g.h.z", "m", "n", "g.h.w"}
 	f.Fuzz(func(t *testing.T, kinds []byte, nrows uint8, groups uint64, pageBytes uint16, v2 bool, rowGroups uint8, deleted uint64, rename bool, drop uint64) {
+		fill := rename && drop>>62&1 == 1 // a column the file lacks, filled
 		rows := int(nrows)%200 + 1
 		version := 1
 		if v2 {
@@ -110,6 +114,10 @@ func FuzzViewSchemas(f *testing.F) {
 			if !slices.Contains(keepLeaf, true) {
 				t.Skip("every column dropped")
 			}
+			if fill {
+				opts.Rename.FillMissing = true
+				opts.Rename.Columns = append(opts.Rename.Columns, addedColumn())
+			}
 			if widen, err = opts.Rename.widenings(md); err != nil {
 				t.Fatal(err)
 			}
@@ -119,11 +127,14 @@ func FuzzViewSchemas(f *testing.F) {
 			t.Fatalf("a file parquet-go wrote: %v", err)
 		}
 		view := materialize(t, v, src)
-		asStored := rename && keepNames && len(del) == 0 && !slices.Contains(keepLeaf, false) && widen == nil
+		asStored := rename && keepNames && len(del) == 0 && !slices.Contains(keepLeaf, false) && widen == nil && !fill
 		if v.Unchanged() != asStored || v.Unchanged() && !bytes.Equal(view, data) {
 			t.Fatalf("unchanged %v, want %v; bytes equal %v", v.Unchanged(), asStored, bytes.Equal(view, data))
 		}
 		got := allRows(t, view)
+		if fill {
+			got = withoutAdded(t, got, keepLeaf)
+		}
 		want := allRows(t, data)
 		kept := want[:0]
 		for r, row := range want {
@@ -136,8 +147,11 @@ func FuzzViewSchemas(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if _, ok := vf.Schema().Lookup("added", "tags", "list", "element"); ok != fill {
+				t.Fatalf("the added column served: %v, want %v", ok, fill)
+			}
 			for _, field := range vf.Schema().Fields() {
-				if keepNames == strings.HasPrefix(field.Name(), "L_") {
+				if keepNames == strings.HasPrefix(field.Name(), "L_") && field.Name() != "added" {
 					t.Fatalf("column %q served under its stored name", field.Name())
 				}
 			}
@@ -151,6 +165,42 @@ func FuzzViewSchemas(f *testing.F) {
 			}
 		}
 	})
+}
+
+// addedColumn is a top-level column no generated file has: a struct of a
+// long and a list of strings.
+func addedColumn() Column {
+	long, str := LeafType{Kind: LongType}, LeafType{Kind: StringType}
+	return Column{Name: "added", Physical: "added", Kind: StructColumn, Children: []Column{
+		{Name: "n", Physical: "n", Fill: &long},
+		{Name: "tags", Physical: "tags", Kind: ListColumn, Children: []Column{{Fill: &str}}},
+	}}
+}
+
+// withoutAdded checks that the leaves after the kept ones (addedColumn's
+// two) are null in every row and returns the rows without them.
+func withoutAdded(t *testing.T, rows []parquet.Row, keepLeaf []bool) []parquet.Row {
+	kept := 0
+	for _, k := range keepLeaf {
+		if k {
+			kept++
+		}
+	}
+	if keepLeaf == nil {
+		t.Fatal("fill without a rename")
+	}
+	for i, row := range rows {
+		var own parquet.Row
+		for _, v := range row {
+			if v.Column() < kept {
+				own = append(own, v)
+			} else if !v.IsNull() || v.Column() > kept+1 {
+				t.Fatalf("row %d: added column %d holds %v", i, v.Column(), v)
+			}
+		}
+		rows[i] = own
+	}
+	return rows
 }
 
 // renameAll returns the Rename that serves every field of a schema (its

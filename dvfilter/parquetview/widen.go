@@ -20,7 +20,8 @@ type LeafType struct {
 	Precision, Scale int // DecimalType
 }
 
-// LeafKind is a Delta primitive type a column can be widened to.
+// LeafKind is a Delta primitive type: one a column can be widened to
+// (Short to TimestampNTZ), or any a missing column is filled in.
 type LeafKind int
 
 const (
@@ -30,6 +31,13 @@ const (
 	DoubleType
 	DecimalType
 	TimestampNTZType
+	BooleanType
+	ByteType
+	FloatType
+	StringType
+	BinaryType
+	DateType
+	TimestampType
 )
 
 // storedKind is what a Parquet leaf holds, in Delta's terms.

@@ -1,0 +1,257 @@
+package parquetview
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// A file written before a column was added to the table lacks it, and a
+// Delta reader reads the column as nulls there. A Rename with FillMissing
+// serves such a file with the column, all nulls: per row group one small
+// data page of definition (and repetition) levels, all zero, and no
+// values. Only top-level columns are filled: a field missing inside a
+// stored struct would need the struct's own levels, row by row.
+
+// missingColumns returns the top-level columns of rn a file whose root
+// group's children matched (by index in rn.Columns) lacks, when rn fills
+// them: each needs every leaf's Fill type.
+func (rn *Rename) missingColumns(matched []bool) []*Column {
+	if !rn.FillMissing {
+		return nil
+	}
+	var out []*Column
+	for i := range rn.Columns {
+		if !matched[i] && rn.Columns[i].Fillable() {
+			out = append(out, &rn.Columns[i])
+		}
+	}
+	return out
+}
+
+// Fillable reports whether every leaf under c has a Fill type: a file
+// lacking c can be served with it.
+func (c *Column) Fillable() bool {
+	if c.Kind == LeafColumn {
+		return c.Fill != nil
+	}
+	if len(c.Children) == 0 {
+		return false
+	}
+	for i := range c.Children {
+		if !c.Children[i].Fillable() {
+			return false
+		}
+	}
+	return true
+}
+
+// fillColumns adds the columns missing to md's schema (after the stored
+// ones) and, for every row group, their null column chunks, laid out by
+// b after what it holds.
+func fillColumns(b *viewBuilder, md *format.FileMetaData, missing []*Column, byID bool) error {
+	if len(missing) == 0 {
+		return nil
+	}
+	var leaves []nullLeaf
+	for _, c := range missing {
+		md.Schema = appendNullSchema(md.Schema, c, c.Name, format.Optional, byID, nil, 0, 0, &leaves)
+	}
+	md.Schema[0].NumChildren.V += int32(len(missing))
+	if len(md.ColumnOrders) > 0 {
+		for range leaves {
+			md.ColumnOrders = append(md.ColumnOrders, format.ColumnOrder{Value: &format.TypeDefinedOrder{}})
+		}
+	}
+	for i := range md.RowGroups {
+		rg := &md.RowGroups[i]
+		for _, l := range leaves {
+			page, err := nullPage(rg.NumRows, l.maxRep, l.maxDef)
+			if err != nil {
+				return fmt.Errorf("row group %d: %w", i, err)
+			}
+			n := int64(len(page))
+			rg.Columns = append(rg.Columns, format.ColumnChunk{
+				FileOffset: b.pos,
+				MetaData: format.ColumnMetaData{
+					Type: l.typ, Encoding: []format.Encoding{format.Plain, format.RLE}, PathInSchema: l.path,
+					Codec: format.Uncompressed, NumValues: rg.NumRows, TotalUncompressedSize: n,
+					TotalCompressedSize: n, DataPageOffset: b.pos,
+					Statistics: format.Statistics{NullCount: rg.NumRows},
+				},
+			})
+			b.add(segment{n: n, data: page})
+			rg.TotalByteSize += n
+			if rg.TotalCompressedSize > 0 {
+				rg.TotalCompressedSize += n
+			}
+		}
+	}
+	return nil
+}
+
+// nullLeaf is a leaf of a filled column: its type, path and levels.
+type nullLeaf struct {
+	typ            format.Type
+	path           []string
+	maxRep, maxDef int
+}
+
+// appendNullSchema appends the schema elements of column c, served as
+// name with repetition rep, and records its leaves.
+func appendNullSchema(schema []format.SchemaElement, c *Column, name string, rep format.FieldRepetitionType, byID bool, path []string, maxRep, maxDef int, leaves *[]nullLeaf) []format.SchemaElement {
+	el := format.SchemaElement{Name: name}
+	el.RepetitionType.Set(rep)
+	if byID && c.ID > 0 && c.ID <= math.MaxInt32 {
+		el.FieldID = int32(c.ID)
+	}
+	path = append(path[:len(path):len(path)], name)
+	switch rep {
+	case format.Optional:
+		maxDef++
+	case format.Repeated:
+		maxRep++
+		maxDef++
+	}
+	switch c.Kind {
+	case LeafColumn:
+		leafElement(&el, *c.Fill)
+		*leaves = append(*leaves, nullLeaf{typ: el.Type.V, path: path, maxRep: maxRep, maxDef: maxDef})
+		return append(schema, el)
+	case StructColumn:
+		el.NumChildren.Set(int32(len(c.Children)))
+		schema = append(schema, el)
+		for i := range c.Children {
+			f := &c.Children[i]
+			schema = appendNullSchema(schema, f, f.Name, format.Optional, byID, path, maxRep, maxDef, leaves)
+		}
+		return schema
+	case ListColumn:
+		// The standard three levels: list, repeated group, element.
+		el.NumChildren.Set(1)
+		el.ConvertedType.Set(deprecated.List)
+		el.LogicalType.Value = &format.ListType{}
+		schema = append(schema, el)
+		repeated := Column{Kind: StructColumn, Children: []Column{c.Children[0]}}
+		repeated.Children[0].Name = "element"
+		return appendNullSchema(schema, &repeated, "list", format.Repeated, false, path, maxRep, maxDef, leaves)
+	default: // MapColumn
+		el.NumChildren.Set(1)
+		el.ConvertedType.Set(deprecated.Map)
+		el.LogicalType.Value = &format.MapType{}
+		schema = append(schema, el)
+		kv := format.SchemaElement{Name: "key_value"}
+		kv.RepetitionType.Set(format.Repeated)
+		kv.NumChildren.Set(2)
+		kv.ConvertedType.Set(deprecated.MapKeyValue)
+		schema = append(schema, kv)
+		kvPath := append(path[:len(path):len(path)], "key_value")
+		schema = appendNullSchema(schema, &c.Children[0], "key", format.Required, false, kvPath, maxRep+1, maxDef+1, leaves)
+		return appendNullSchema(schema, &c.Children[1], "value", format.Optional, false, kvPath, maxRep+1, maxDef+1, leaves)
+	}
+}
+
+// leafElement types a leaf schema element as Spark writes t.
+func leafElement(el *format.SchemaElement, t LeafType) {
+	set := func(typ format.Type, ct deprecated.ConvertedType, lt format.LogicalTypeValue) {
+		el.Type.Set(typ)
+		if ct >= 0 {
+			el.ConvertedType.Set(ct)
+		}
+		el.LogicalType.Value = lt
+	}
+	const none = deprecated.ConvertedType(-1)
+	switch t.Kind {
+	case BooleanType:
+		set(format.Boolean, none, nil)
+	case ByteType:
+		set(format.Int32, deprecated.Int8, &format.IntType{BitWidth: 8, IsSigned: true})
+	case ShortType:
+		set(format.Int32, deprecated.Int16, &format.IntType{BitWidth: 16, IsSigned: true})
+	case IntType:
+		set(format.Int32, none, nil)
+	case LongType:
+		set(format.Int64, none, nil)
+	case FloatType:
+		set(format.Float, none, nil)
+	case DoubleType:
+		set(format.Double, none, nil)
+	case StringType:
+		set(format.ByteArray, deprecated.UTF8, &format.StringType{})
+	case BinaryType:
+		set(format.ByteArray, none, nil)
+	case DateType:
+		set(format.Int32, deprecated.Date, &format.DateType{})
+	case TimestampType:
+		set(format.Int64, deprecated.TimestampMicros, &format.TimestampType{IsAdjustedToUTC: true, Unit: format.TimeUnit{Value: &format.MicroSeconds{}}})
+	case TimestampNTZType:
+		set(format.Int64, none, &format.TimestampType{Unit: format.TimeUnit{Value: &format.MicroSeconds{}}})
+	case DecimalType:
+		lt := &format.DecimalType{Precision: int32(t.Precision), Scale: int32(t.Scale)}
+		switch {
+		case t.Precision <= 9:
+			set(format.Int32, deprecated.Decimal, lt)
+		case t.Precision <= 18:
+			set(format.Int64, deprecated.Decimal, lt)
+		default:
+			set(format.FixedLenByteArray, deprecated.Decimal, lt)
+			el.TypeLength.Set(int32(decimalBytes(t.Precision)))
+		}
+		el.Precision.Set(int32(t.Precision))
+		el.Scale.Set(int32(t.Scale))
+	}
+}
+
+// decimalBytes is the fewest bytes holding every unscaled value of a
+// decimal of precision p, in two's complement.
+func decimalBytes(p int) int {
+	n := 1
+	for math.Log2(math.Pow10(p)) >= float64(8*n-1) {
+		n++
+	}
+	return n
+}
+
+// nullPage encodes a data page (v1, uncompressed) of rows null values of
+// a top-level column: repetition levels (where maxRep > 0) and definition
+// levels all zero, as one RLE run each, and no values.
+func nullPage(rows int64, maxRep, maxDef int) ([]byte, error) {
+	if rows < 0 || rows > math.MaxInt32 {
+		return nil, fmt.Errorf("%d rows in a row group: %w", rows, ErrParquet)
+	}
+	var body []byte
+	for _, max := range []int{maxRep, maxDef} {
+		if max == 0 {
+			continue
+		}
+		body = appendZeroLevels(body, rows, bits.Len(uint(max)))
+	}
+	h := format.PageHeader{Type: format.DataPage, UncompressedPageSize: int32(len(body)), CompressedPageSize: int32(len(body))}
+	h.DataPageHeader.Set(format.DataPageHeader{
+		NumValues: int32(rows), Encoding: format.Plain,
+		DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE,
+		Statistics: format.Statistics{NullCount: rows},
+	})
+	hb, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+	if err != nil {
+		return nil, fmt.Errorf("encode page header: %w", err)
+	}
+	return append(hb, body...), nil
+}
+
+// appendZeroLevels appends n zero levels of bitWidth bits as a v1 page
+// holds them: their length (4 bytes) and one RLE run.
+func appendZeroLevels(b []byte, n int64, bitWidth int) []byte {
+	var run []byte
+	if n > 0 {
+		run = binary.AppendUvarint(nil, uint64(n)<<1)
+		run = append(run, make([]byte, (bitWidth+7)/8)...)
+	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(run)))
+	return append(b, run...)
+}
