@@ -95,6 +95,9 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 		prefault.Slice(out.Partitions)
 		copy(out.Partitions, head.Partitions)
 	}
+	if opts.Details == AllDetails {
+		out.NullCounted = append(make([]*action.ColumnSet, 0, total), head.NullCounted...)[:total]
+	}
 	err = forEachJob(ctx, jobs, func(j *groupJob, pool *leafPool) error {
 		return decodeRowGroup(j, out, opts, pool)
 	})
@@ -110,6 +113,9 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 				copy(out.NumRecords[n:], out.NumRecords[j.start:j.start+j.kept])
 				copy(out.Partitions[n:], out.Partitions[j.start:j.start+j.kept])
 			}
+			if out.NullCounted != nil {
+				copy(out.NullCounted[n:], out.NullCounted[j.start:j.start+j.kept])
+			}
 		}
 		n += j.kept
 		out.Tombstones += j.res.Tombstones
@@ -119,6 +125,9 @@ func decodeParquets(ctx context.Context, head *Result, files []*parquetFile, opt
 	out.Files = out.Files[:n]
 	if opts.Details.partitions() {
 		out.NumRecords, out.Partitions = out.NumRecords[:n], out.Partitions[:n]
+	}
+	if out.NullCounted != nil {
+		out.NullCounted = out.NullCounted[:n]
 	}
 	return out, nil
 }

@@ -28,8 +28,10 @@ type leaf struct {
 	strs  []string
 
 	// numRecords makes a byte-array column of stats JSON decode into ints
-	// (each value's numRecords) instead of strings.
+	// (each value's numRecords) and sets (the columns its nullCount
+	// names) instead of strings.
 	numRecords bool
+	sets       []*action.ColumnSet
 	// dict caches the strings of the dictionary last seen, so that a
 	// dictionary-encoded column allocates one string per distinct value.
 	dict     parquet.Dictionary
@@ -63,6 +65,9 @@ func (l *leaf) keepRows(skip, keep int) error {
 		}
 	case len(l.ints) > 0:
 		l.ints = l.ints[vlo:vhi]
+		if l.numRecords {
+			l.sets = l.sets[vlo:vhi]
+		}
 	case len(l.bools) > 0:
 		l.bools = l.bools[vlo:vhi]
 	}
@@ -158,7 +163,7 @@ func (p *leafPool) put(col *parquet.Column, l *leaf) {
 func (l *leaf) reset(maxDef, maxRep byte, numRecords bool) {
 	*l = leaf{
 		maxDef: maxDef, maxRep: maxRep, numRecords: numRecords,
-		defs: l.defs[:0], reps: l.reps[:0], ints: l.ints[:0], bools: l.bools[:0], strs: l.strs[:0], codes: l.codes[:0],
+		defs: l.defs[:0], reps: l.reps[:0], ints: l.ints[:0], sets: l.sets[:0], bools: l.bools[:0], strs: l.strs[:0], codes: l.codes[:0],
 	}
 	if maxDef == 0 {
 		l.defs = nil // present() reads nil as "every value is there"
@@ -307,7 +312,7 @@ func (l *leaf) addPage(page parquet.Page, kind parquet.Kind) error {
 		}
 		if l.numRecords {
 			for i := 0; i+1 < len(offs); i++ {
-				l.ints = append(l.ints, action.NumRecords(v[offs[i]:offs[i+1]]))
+				l.addStats(v[offs[i]:offs[i+1]])
 			}
 			return nil
 		}
@@ -356,7 +361,7 @@ func (l *leaf) addDictStrings(strs []string, indexes []int32) error {
 			return fmt.Errorf("dictionary index %d out of range", i)
 		}
 		if l.numRecords {
-			l.ints = append(l.ints, action.NumRecords([]byte(strs[i])))
+			l.addStats([]byte(strs[i]))
 		} else {
 			l.strs = append(l.strs, strs[i])
 			if l.codesValid {
@@ -410,4 +415,11 @@ func (l *leaf) addBooleans(page parquet.Page) error {
 			return nil
 		}
 	}
+}
+
+// addStats appends what a stats JSON value says: its numRecords and the
+// columns it counts nulls of.
+func (l *leaf) addStats(stats []byte) {
+	l.ints = append(l.ints, action.NumRecords(stats))
+	l.sets = append(l.sets, action.NullCounted(stats))
 }

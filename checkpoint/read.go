@@ -154,6 +154,7 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 	var files []action.File
 	var records []int64
 	var parts []*action.Partition
+	var counted []*action.ColumnSet
 	in := &action.Interner{}
 	err := action.ParseLines(data, func(a *action.Action) error {
 		switch {
@@ -173,6 +174,7 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 				n := int64(-1)
 				if opts.Details == AllDetails {
 					n = a.Add.NumRecords()
+					counted = append(counted, a.Add.NullCounted())
 				}
 				records = append(records, n)
 				parts = append(parts, a.Add.Partition(in))
@@ -188,7 +190,7 @@ func decodeJSON(data []byte, name string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", name, err)
 	}
-	res.Files, res.NumRecords, res.Partitions = files, records, parts
+	res.Files, res.NumRecords, res.Partitions, res.NullCounted = files, records, parts, counted
 	return res, nil
 }
 

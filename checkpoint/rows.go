@@ -54,6 +54,9 @@ type Result struct {
 	// with Partitions).
 	NumRecords []int64
 	Partitions []*action.Partition
+	// NullCounted holds, with AllDetails, the columns each file's stats
+	// count nulls of (nil: unknown).
+	NullCounted []*action.ColumnSet
 	// Tombstones counts remove rows, only for CountTombstones: no
 	// snapshot needs them, and in a checkpoint that keeps many their
 	// paths are most of what there is to read.
@@ -162,8 +165,12 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 	files := out.Files[start : start+paths.count()]
 	var records []int64
 	var parts []*action.Partition
+	var counted []*action.ColumnSet
 	if g.opts.Details.partitions() {
 		records, parts = out.NumRecords[start:start+len(files)], out.Partitions[start:start+len(files)]
+	}
+	if g.opts.Details == AllDetails {
+		counted = out.NullCounted[start : start+len(files)]
 	}
 	v, kept := 0, 0
 	for i := 0; i < rows; i++ {
@@ -189,12 +196,16 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 		f.ModTime, _ = mtime.int(i)
 		if g.opts.Details.partitions() {
 			n := int64(-1) // absent columns (Partitions) read as null
+			sv := stats.at(i)
 			if v, ok := numRecords.int(i); ok {
 				n = v
-			} else if sv := stats.at(i); sv >= 0 {
+			} else if sv >= 0 {
 				n = stats.l.ints[sv]
 			}
 			records[kept] = n
+			if sv >= 0 && counted != nil {
+				counted[kept] = stats.l.sets[sv]
+			}
 			var p *action.Partition
 			if pkey.l != nil {
 				p = g.partition(pkey, pval, i)

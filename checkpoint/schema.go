@@ -48,11 +48,11 @@ func resolve(root *parquet.Column, details Detail) *columns {
 	c.addSize = leafAt(add, "size")
 	c.addModTime = leafAt(add, "modificationTime")
 	// Checkpoints written with writeStatsAsStruct carry numRecords as a
-	// number; reading it spares decoding every stats string.
+	// number too (and may have no stats strings); the strings say which
+	// columns the stats count nulls of.
 	if details == AllDetails {
-		if c.addNumRecords = leafAt(child(add, "stats_parsed"), "numRecords"); c.addNumRecords == nil {
-			c.addStats = leafAt(add, "stats")
-		}
+		c.addNumRecords = leafAt(child(add, "stats_parsed"), "numRecords")
+		c.addStats = leafAt(add, "stats")
 	}
 	if details.partitions() {
 		c.addPartKey, c.addPartValue = mapLeaves(child(add, "partitionValues"))

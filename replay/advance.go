@@ -54,8 +54,10 @@ func Advance(ctx context.Context, st Storage, base *Snapshot, commits []LogFile,
 		}
 		if !partitionsOnly {
 			d.NumRecords = make([]int64, len(kept))
+			d.NullCounted = make([]*action.ColumnSet, len(kept))
 			for i, k := range kept {
 				d.NumRecords[i] = all.NumRecords[k]
+				d.NullCounted[i] = all.NullCounted[k]
 			}
 		}
 		return d, nil

@@ -115,7 +115,7 @@ func Build(ctx context.Context, st Storage, seg *LogSegment, root string) (*Snap
 			if err != nil {
 				return nil, fmt.Errorf("details of v%d: %w", seg.Version, err)
 			}
-			d := &Details{NumRecords: res.NumRecords, Partitions: res.Partitions}
+			d := &Details{NumRecords: res.NumRecords, Partitions: res.Partitions, NullCounted: res.NullCounted}
 			if partitionsOnly {
 				d.NumRecords = nil // all -1: none were read
 			}
@@ -216,6 +216,7 @@ func (r *reconciler) applyCommit(actions []action.Action) error {
 			}
 			r.files = append(r.files, file)
 			r.details.NumRecords = append(r.details.NumRecords, a.Add.NumRecords())
+			r.details.NullCounted = append(r.details.NullCounted, a.Add.NullCounted())
 			r.details.Partitions = append(r.details.Partitions, a.Add.Partition(&r.interner))
 		case a.Remove != nil:
 			// A remove whose path cannot be cleaned matches no live file.

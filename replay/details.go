@@ -3,6 +3,8 @@ package replay
 import (
 	"context"
 	"fmt"
+
+	"github.com/deltafs/deltafs/replay/action"
 )
 
 // Details are what a live file's add action says beyond what serving it
@@ -11,6 +13,9 @@ import (
 type Details struct {
 	NumRecords []int64      // -1 where the stats carry none
 	Partitions []*Partition // interned; nil for an unpartitioned table
+	// NullCounted are the columns each file's stats count nulls of (nil:
+	// unknown), what says that a file lacks a column the table added.
+	NullCounted []*action.ColumnSet
 }
 
 // Details returns the snapshot's details. A snapshot is built without them:
@@ -33,8 +38,12 @@ func (s *Snapshot) Details(ctx context.Context) (*Details, error) {
 		return nil, fmt.Errorf("details of v%d: %d for %d files", s.Version, n, len(s.Files))
 	}
 	d = &Details{
-		NumRecords: append(append(make([]int64, 0, n), head.NumRecords...), s.tail.NumRecords...),
-		Partitions: append(append(make([]*Partition, 0, n), head.Partitions...), s.tail.Partitions...),
+		NumRecords:  append(append(make([]int64, 0, n), head.NumRecords...), s.tail.NumRecords...),
+		Partitions:  append(append(make([]*Partition, 0, n), head.Partitions...), s.tail.Partitions...),
+		NullCounted: append(append(make([]*action.ColumnSet, 0, n), head.NullCounted...), s.tail.NullCounted...),
+	}
+	if len(d.NullCounted) != n {
+		return nil, fmt.Errorf("details of v%d: %d null counts for %d files", s.Version, len(d.NullCounted), n)
 	}
 	s.detailsMu.Lock()
 	s.details = d

@@ -217,6 +217,15 @@ func (a *Add) NumRecords() int64 {
 	return NumRecords([]byte(stats))
 }
 
+// NullCounted is the set of columns the add's stats count nulls of
+// (NullCounted), or nil.
+func (a *Add) NullCounted() *ColumnSet {
+	if a.statsRaw == nil {
+		return NullCounted([]byte(a.Stats))
+	}
+	return nullCountedQuoted(a.statsRaw)
+}
+
 // SortPartitionValues sorts values by column, the order Intern expects.
 func SortPartitionValues(values []PartitionValue) {
 	sort.Slice(values, func(i, j int) bool { return values[i].Column < values[j].Column })

@@ -3,8 +3,10 @@ package action
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func FuzzParseLines(f *testing.F) {
@@ -107,6 +109,61 @@ func FuzzNumRecords(f *testing.F) {
 		}
 		if got := NumRecords(stats); got != want {
 			t.Fatalf("NumRecords(%q) = %d, want %d", stats, got, want)
+		}
+	})
+}
+
+// FuzzNullCounted: for stats that are JSON, the columns NullCounted finds
+// are the keys of the nullCount object encoding/json decodes (encoding/json
+// matches the member's name in any case; writers spell it exactly), or
+// none when nullCount is not an object; on anything else it does not
+// crash.
+func FuzzNullCounted(f *testing.F) {
+	for _, s := range []string{
+		`{"numRecords":3,"minValues":{"a":1,"s":{"x":"}{"}},"maxValues":{"a":3},"nullCount":{"a":0,"s":{"x":1}}}`,
+		`{"nullCount":{}}`, `{"nullCount":null}`, `{"nullCount":{"a\"b":0, "c" : [1,{"d":2}]}}`,
+		`{"minValues":{"nullCount":{"x":1}},"nullCount":{"y":0}}`, `{"nullCount":{"a":0},"nullCount":null}`, `{"nullCount":{"a":0}`, `[1]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, stats []byte) {
+		got := NullCounted(stats)
+		if !json.Valid(stats) {
+			return
+		}
+		if quoted, err := json.Marshal(string(stats)); err == nil && utf8.Valid(stats) {
+			if q := nullCountedQuoted(quoted); (q == nil) != (got == nil) || q != nil && !slices.Equal(q.Names(), got.Names()) {
+				t.Fatalf("NullCounted of the stats %q as a JSON string differs", stats)
+			}
+		}
+		var members map[string]json.RawMessage
+		if json.Unmarshal(stats, &members) != nil {
+			if got != nil {
+				t.Fatalf("NullCounted(%q) = %v for stats that are no object", stats, got.Names())
+			}
+			return
+		}
+		raw, ok := members["nullCount"]
+		var want map[string]json.RawMessage
+		if !ok || json.Unmarshal(raw, &want) != nil || want == nil {
+			if got != nil {
+				t.Fatalf("NullCounted(%q) = %v, want none", stats, got.Names())
+			}
+			return
+		}
+		if got == nil {
+			t.Fatalf("NullCounted(%q) = none, want %v", stats, want)
+		}
+		names := got.Names()
+		for _, n := range names {
+			if _, ok := want[n]; !ok {
+				t.Fatalf("NullCounted(%q) has %q, want %v", stats, n, want)
+			}
+		}
+		for k := range want {
+			if !got.Has(k) {
+				t.Fatalf("NullCounted(%q) = %v, lacks %q", stats, names, k)
+			}
 		}
 	})
 }

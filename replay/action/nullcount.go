@@ -1,0 +1,419 @@
+package action
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"slices"
+	"sync"
+	"unicode/utf8"
+)
+
+// ColumnSet is the set of top-level columns an add's stats count nulls
+// of: the keys of their nullCount. Spark and delta-rs count the nulls of
+// every column they collect stats for (the first 32 by default), so a
+// file written before a column was added lacks its key. Sets are shared:
+// the files written under one schema have one.
+type ColumnSet struct {
+	names []string // in the stats' order
+}
+
+// Has reports whether the set holds the column named name.
+func (s *ColumnSet) Has(name string) bool { return slices.Contains(s.names, name) }
+
+// Names returns the columns of the set, in the stats' order.
+func (s *ColumnSet) Names() []string { return slices.Clone(s.names) }
+
+// NullCounted returns the columns the nullCount object of an add's stats
+// JSON names, or nil when the stats have no such object (or are not JSON
+// this reader is sure of).
+func NullCounted(stats []byte) *ColumnSet {
+	if set, ok := lastNullCount(stats); ok {
+		return set
+	}
+	sc := statsScan{b: stats}
+	if !sc.open('{') {
+		return nil
+	}
+	var set *ColumnSet
+	for !sc.close('}') {
+		key, ok := sc.key()
+		if !ok {
+			return nil
+		}
+		switch {
+		case key == "nullCount" && sc.peek() == '{':
+			var names [64][]byte
+			keys, ok := sc.objectKeys(names[:0])
+			if !ok {
+				return nil
+			}
+			set = internColumns(keys)
+		case !sc.skipValue():
+			return nil
+		case key == "nullCount":
+			set = nil // the last member of a name counts, as in encoding/json
+		}
+		if !sc.comma('}') {
+			return nil
+		}
+	}
+	return set
+}
+
+// lastNullCount reads nullCount where writers put it, last: a member
+// followed by nothing but the closing brace of the whole object is one of
+// its own members. ok is false when the stats are not so written.
+func lastNullCount(stats []byte) (*ColumnSet, bool) {
+	const name = `"nullCount"`
+	i := bytes.LastIndex(stats, []byte(name))
+	if i < 0 {
+		// Without escapes no member can be named nullCount.
+		return nil, bytes.IndexByte(stats, '\\') < 0 && utf8.Valid(stats)
+	}
+	before := i - 1
+	for before >= 0 && isSpace(stats[before]) {
+		before--
+	}
+	if before < 0 || stats[before] != ',' && stats[before] != '{' {
+		return nil, false
+	}
+	sc := statsScan{b: stats, i: i + len(name)}
+	if !sc.open(':') || sc.peek() != '{' {
+		return nil, false
+	}
+	var names [64][]byte
+	keys, ok := sc.objectKeys(names[:0])
+	if !ok || !sc.close('}') || sc.peek() != 0 || sc.i != len(stats) {
+		return nil, false
+	}
+	return internColumns(keys), true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// statsScan walks a JSON object's members without decoding the values it
+// skips. Any byte it does not expect ends the walk (ok false).
+type statsScan struct {
+	b []byte
+	i int
+}
+
+func (s *statsScan) peek() byte {
+	s.i = skipSpaces(s.b, s.i)
+	if s.i == len(s.b) {
+		return 0
+	}
+	return s.b[s.i]
+}
+
+// open consumes c (an opening bracket).
+func (s *statsScan) open(c byte) bool {
+	if s.peek() != c {
+		return false
+	}
+	s.i++
+	return true
+}
+
+// close consumes c (the closing bracket) when it comes next.
+func (s *statsScan) close(c byte) bool { return s.open(c) }
+
+// comma consumes the ',' between members, or sees end (not consumed).
+func (s *statsScan) comma(end byte) bool {
+	switch s.peek() {
+	case ',':
+		s.i++
+		return s.peek() == '"'
+	case end:
+		return true
+	}
+	return false
+}
+
+// key reads a member's name and its colon.
+func (s *statsScan) key() (string, bool) {
+	raw, ok := s.str()
+	if !ok || !s.open(':') {
+		return "", false
+	}
+	k, ok := decodeName(raw)
+	return string(k), ok
+}
+
+// decodeName returns a quoted member name without its quotes, decoded by
+// encoding/json where it has escapes or bytes that are not UTF-8.
+func decodeName(raw []byte) ([]byte, bool) {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return raw[1 : len(raw)-1], true
+	}
+	var k string
+	if json.Unmarshal(raw, &k) != nil {
+		return nil, false
+	}
+	return []byte(k), true
+}
+
+// str reads a string, quotes included.
+func (s *statsScan) str() ([]byte, bool) {
+	if s.peek() != '"' {
+		return nil, false
+	}
+	start := s.i
+	for s.i++; s.i < len(s.b); s.i++ {
+		switch s.b[s.i] {
+		case '\\':
+			s.i++
+		case '"':
+			s.i++
+			return s.b[start:s.i], true
+		}
+	}
+	return nil, false
+}
+
+// objectKeys reads an object, appending its members' names to keys.
+func (s *statsScan) objectKeys(keys [][]byte) ([][]byte, bool) {
+	s.open('{')
+	for !s.close('}') {
+		raw, ok := s.str()
+		if !ok || !s.open(':') || !s.skipValue() || !s.comma('}') {
+			return nil, false
+		}
+		k, ok := decodeName(raw)
+		if !ok {
+			return nil, false
+		}
+		keys = append(keys, k)
+	}
+	return keys, true
+}
+
+// skipValue passes over one value: a string, an object or array (strings
+// inside them skipped whole), or a literal.
+func (s *statsScan) skipValue() bool {
+	switch s.peek() {
+	case 0:
+		return false
+	case '"':
+		_, ok := s.str()
+		return ok
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '"':
+				if _, ok := s.str(); !ok {
+					return false
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.i++
+					return true
+				}
+			}
+			s.i++
+		}
+		return false
+	}
+	start := s.i
+	for s.i < len(s.b) && !endsLiteral(s.b[s.i]) {
+		s.i++
+	}
+	return s.i > start
+}
+
+func endsLiteral(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
+
+// columnSets interns ColumnSets by their names, each after its length. Past
+// maxColumnSets distinct sets (a log written under thousands of schemas)
+// new ones are no longer kept: memory stays bounded.
+var columnSets = struct {
+	sync.RWMutex
+	m map[string]*ColumnSet
+}{m: map[string]*ColumnSet{}}
+
+const maxColumnSets = 4096
+
+func internColumns(keys [][]byte) *ColumnSet {
+	var buf [512]byte
+	joined := buf[:0]
+	for _, k := range keys {
+		joined = append(binary.AppendUvarint(joined, uint64(len(k))), k...)
+	}
+	columnSets.RLock()
+	set := columnSets.m[string(joined)]
+	columnSets.RUnlock()
+	if set != nil {
+		return set
+	}
+	set = &ColumnSet{names: make([]string, len(keys))}
+	for i, k := range keys {
+		set.names[i] = string(k)
+	}
+	columnSets.Lock()
+	defer columnSets.Unlock()
+	if old := columnSets.m[string(joined)]; old != nil {
+		return old
+	}
+	if len(columnSets.m) < maxColumnSets {
+		columnSets.m[string(joined)] = set
+	}
+	return set
+}
+
+// nullCountedQuoted is NullCounted of stats written as a JSON string, as
+// a JSON replay reads every add's: where nullCount comes last, only it is
+// unquoted.
+func nullCountedQuoted(raw []byte) *ColumnSet {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil
+	}
+	if set, ok := lastNullCountQuoted(raw); ok {
+		return set
+	}
+	body := raw[1 : len(raw)-1]
+	bp := unquoteBuffers.Get().(*[]byte)
+	defer unquoteBuffers.Put(bp)
+	buf := (*bp)[:0]
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c == '\\' {
+			if i+1 == len(body) || body[i+1] != '"' {
+				var stats string
+				if json.Unmarshal(raw, &stats) != nil {
+					return nil
+				}
+				return NullCounted([]byte(stats))
+			}
+			i++
+			c = '"'
+		}
+		buf = append(buf, c)
+	}
+	*bp = buf
+	return NullCounted(buf)
+}
+
+// lastNullCountQuoted is lastNullCount of quoted stats whose nullCount
+// object holds no escape but its quotes': the object is found by walking
+// back from the end, so only it is read.
+func lastNullCountQuoted(raw []byte) (*ColumnSet, bool) {
+	j := skipSpacesBack(raw, len(raw)-2)
+	if j < 0 || raw[j] != '}' { // the stats object's end
+		return nil, false
+	}
+	end := skipSpacesBack(raw, j-1)
+	if end < 0 || raw[end] != '}' {
+		return nil, false
+	}
+	depth, quoted := 0, false
+	for j = end; j > 0; j-- {
+		switch raw[j] {
+		case '"':
+			if raw[j-1] != '\\' || j >= 2 && raw[j-2] == '\\' {
+				return nil, false
+			}
+			quoted = !quoted
+			j--
+		case '\\':
+			return nil, false
+		case '}':
+			if !quoted {
+				depth++
+			}
+		case '{':
+			if !quoted {
+				depth--
+			}
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	const name = `\"nullCount\"`
+	k := skipSpacesBack(raw, j-1)
+	if k < 0 || raw[k] != ':' {
+		return nil, false
+	}
+	k = skipSpacesBack(raw, k-1) + 1
+	if !bytes.HasSuffix(raw[:k], []byte(name)) {
+		return nil, false
+	}
+	if k = skipSpacesBack(raw, k-len(name)-1); k < 0 || raw[k] != ',' && raw[k] != '{' {
+		return nil, false
+	}
+	var names [32][]byte
+	keys, ok := quotedKeys(raw[j+1:end], names[:0])
+	if !ok {
+		return nil, false
+	}
+	return internColumns(keys), true
+}
+
+// quotedKeys appends the names of the members of an object's inside as
+// quoted stats hold it (quotes escaped, no other escape), skipping their
+// values.
+func quotedKeys(in []byte, keys [][]byte) ([][]byte, bool) {
+	for i := skipSpaces(in, 0); i < len(in); {
+		if len(in)-i < 4 || in[i] != '\\' || in[i+1] != '"' {
+			return nil, false
+		}
+		n := bytes.Index(in[i+2:], []byte(`\"`))
+		if n < 0 {
+			return nil, false
+		}
+		keys = append(keys, in[i+2:i+2+n])
+		if i = skipSpaces(in, i+4+n); i == len(in) || in[i] != ':' {
+			return nil, false
+		}
+		// The value: a number, or an object (a struct's counts), whose
+		// names may hold commas but no unescaped quote.
+		depth, quoted := 0, false
+	value:
+		for i = skipSpaces(in, i+1); i < len(in); i++ {
+			switch c := in[i]; {
+			case c == '"':
+				quoted = !quoted
+			case quoted:
+			case c == '{':
+				depth++
+			case c == '}':
+				depth--
+			case c == ',' && depth == 0:
+				break value
+			}
+		}
+		if depth != 0 || quoted {
+			return nil, false
+		}
+		if i < len(in) {
+			i = skipSpaces(in, i+1) // past the comma
+			if i == len(in) {
+				return nil, false
+			}
+		}
+	}
+	return keys, true
+}
+
+// skipSpacesBack returns the index of the last byte at or before i that
+// is not JSON white space (-1: none).
+func skipSpacesBack(b []byte, i int) int {
+	for i >= 0 && isSpace(b[i]) {
+		i--
+	}
+	return i
+}
+
+var unquoteBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
