@@ -69,8 +69,9 @@ var (
 )
 
 func newFileNode(r *root, t *tree, e *layout.Entry) *fileNode {
+	rename, sameSize := t.lay.RenameOf(e)
 	return &fileNode{
-		root: r, version: t.version, name: e.Name, f: e.File, rename: t.lay.Rename, sameSize: t.lay.SameSize,
+		root: r, version: t.version, name: e.Name, f: e.File, rename: rename, sameSize: sameSize,
 		vanishes: t.vanishes, ino: t.ino(kindFile, e.Name), size: max(e.File.Size, 0),
 	}
 }

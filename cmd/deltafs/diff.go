@@ -16,6 +16,7 @@ import (
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions"
+	"github.com/deltafs/deltafs/versions/layout"
 )
 
 // diffEntry is one line of `deltafs diff --json`.
@@ -57,14 +58,14 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	var served [2]map[*replay.File]string
+	var served [2]map[*replay.File]*layout.Entry
 	if *asJSON {
 		for i, snap := range snaps {
 			parts, err := snap.Partitions(ctx)
 			if err != nil {
 				return err
 			}
-			if _, served[i], err = servedLayout(snap, parts); err != nil {
+			if _, served[i], err = servedLayout(snap, parts, nil); err != nil {
 				return err
 			}
 		}
@@ -73,12 +74,12 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	a, b := liveByKey(snaps[0]), liveByKey(snaps[1])
 	for k, f := range b {
 		if _, ok := a[k]; !ok {
-			out = append(out, diffEntry{"added", served[1][f], f.Path, f.Size, f.DV.UniqueID()})
+			out = append(out, diffEntry{"added", servedPath(served[1], f), f.Path, f.Size, f.DV.UniqueID()})
 		}
 	}
 	for k, f := range a {
 		if _, ok := b[k]; !ok {
-			out = append(out, diffEntry{"removed", served[0][f], f.Path, f.Size, f.DV.UniqueID()})
+			out = append(out, diffEntry{"removed", servedPath(served[0], f), f.Path, f.Size, f.DV.UniqueID()})
 		}
 	}
 	slices.SortFunc(out, func(x, y diffEntry) int {

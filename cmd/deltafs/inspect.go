@@ -9,6 +9,7 @@ import (
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/deltafs/deltafs/versions/layout"
 	"github.com/spf13/pflag"
@@ -82,9 +83,9 @@ type lsEntry struct {
 	PartitionValues  map[string]*string `json:"partitionValues"`
 	NumRecords       *int64             `json:"numRecords"`
 	DeletedRows      int64              `json:"deletedRows"`
-	// ServedSize is, for a file with a deletion vector or renamed columns
-	// whose size changes, the size the mount serves it with; absent when
-	// that is Size.
+	// ServedSize is, for a file with a deletion vector, or renamed or
+	// added columns, whose size changes, the size the mount serves it
+	// with; absent when that is Size.
 	ServedSize *int64 `json:"servedSize,omitempty"`
 }
 
@@ -110,7 +111,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lay, servedPaths, err := servedLayout(snap, details.Partitions)
+	lay, entries, err := servedLayout(snap, details.Partitions, details.NullCounted)
 	if err != nil {
 		return err
 	}
@@ -125,12 +126,16 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}()
 	for _, i := range order {
 		f := &snap.Files[i]
-		e := lsEntry{ServedPath: servedPaths[f], Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: details.Partitions[i].Map(), DeletedRows: f.DeletedRows()}
+		e := lsEntry{ServedPath: servedPath(entries, f), Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: details.Partitions[i].Map(), DeletedRows: f.DeletedRows()}
 		if n := details.NumRecords[i]; n >= 0 {
 			e.NumRecords = &n
 		}
-		if f.DV != nil || (lay.Rename != nil && !lay.SameSize) {
-			if e.ServedSize, err = servedSize(ctx, &served, fs.Arg(0), f, lay.Rename, stderr); err != nil {
+		rename, sameSize := lay.Rename, lay.SameSize
+		if entry := entries[f]; entry != nil {
+			rename, sameSize = lay.RenameOf(entry)
+		}
+		if f.DV != nil || (rename != nil && !sameSize) {
+			if e.ServedSize, err = servedSize(ctx, &served, fs.Arg(0), f, rename, stderr); err != nil {
 				return err
 			}
 		}
@@ -142,18 +147,26 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // servedLayout is the logical layout of a snapshot (its files'
-// partitions given) and where it serves each file; a file it does not
-// serve has no path.
-func servedLayout(snap *replay.Snapshot, parts []*replay.Partition) (*layout.Version, map[*replay.File]string, error) {
-	lay, err := layout.Of(snap, parts, false)
+// partitions and null-counted columns given, as for layout.Of) and each
+// file's entry in it; a file it does not serve has none.
+func servedLayout(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.ColumnSet) (*layout.Version, map[*replay.File]*layout.Entry, error) {
+	lay, err := layout.Of(snap, parts, counted, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	paths := make(map[*replay.File]string, len(lay.Entries))
-	for _, e := range lay.Entries {
-		paths[e.File] = e.Name
+	entries := make(map[*replay.File]*layout.Entry, len(lay.Entries))
+	for i := range lay.Entries {
+		entries[lay.Entries[i].File] = &lay.Entries[i]
 	}
-	return lay, paths, nil
+	return lay, entries, nil
+}
+
+// servedPath is where a layout's entries serve f ("": nowhere).
+func servedPath(entries map[*replay.File]*layout.Entry, f *replay.File) string {
+	if e := entries[f]; e != nil {
+		return e.Name
+	}
+	return ""
 }
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -16,6 +16,9 @@ import (
 type Entry struct {
 	Name string       // served path inside the version, '/'-separated
 	File *replay.File // points into the snapshot
+	// Fill: the file lacks columns the table added (its stats say so),
+	// and is served through Version.Fill.
+	Fill bool
 }
 
 // Version is how one version of a table is served.
@@ -31,9 +34,21 @@ type Version struct {
 	// size (its footer never grows: no logical name is longer than its
 	// physical one), so its size is known without reading it.
 	SameSize bool
+	// Fill serves the entries that lack columns, with those columns as
+	// nulls; nil when no column can be filled.
+	Fill *parquetview.Rename
 	// Hidden are the files not served, and why: paths outside the table
 	// root, names no file system can hold.
 	Hidden []Hidden
+}
+
+// RenameOf is how an entry's columns are served (nil: as stored), and
+// whether it keeps its stored size.
+func (v *Version) RenameOf(e *Entry) (*parquetview.Rename, bool) {
+	if e.Fill {
+		return v.Fill, false
+	}
+	return v.Rename, v.SameSize
 }
 
 // Hidden is a live file a version directory does not show.
@@ -49,16 +64,26 @@ const nameMax = 255
 // Physical asks for the stored layout: stored paths and column names.
 type Physical bool
 
-// Of lays out a snapshot. parts are the files' partition values
-// (index-aligned with snap.Files; Snapshot.Details) and are needed only
-// for a partitioned table under the logical layout.
-func Of(snap *replay.Snapshot, parts []*replay.Partition, physical Physical) (*Version, error) {
+// Of lays out a snapshot. parts are the files' partition values and
+// counted the columns their stats count nulls of (both index-aligned with
+// snap.Files; Snapshot.Details); under the logical layout, parts are
+// needed for a partitioned table, and counted says which files lack
+// columns (nil: none is filled).
+func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.ColumnSet, physical Physical) (*Version, error) {
 	v := &Version{}
 	var dirs func(i int) (string, error)
+	lacks := func(int) bool { return false }
 	if !physical {
 		var err error
 		if v.Rename, v.SameSize, err = renameOf(&snap.Metadata, &snap.Protocol); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
+		}
+		var expected []string
+		if v.Fill, expected, err = fillOf(&snap.Metadata, &snap.Protocol); err != nil {
+			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
+		}
+		if v.Fill != nil && len(counted) == len(snap.Files) {
+			lacks = lacksColumns(counted, expected)
 		}
 		if dirs, err = partitionDirs(&snap.Metadata, &snap.Protocol, parts, len(snap.Files)); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
@@ -83,7 +108,7 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, physical Physical) (*V
 			v.Hidden = append(v.Hidden, Hidden{f.Path, fmt.Sprintf("a name in %q is longer than %d bytes", name, nameMax)})
 			continue
 		}
-		v.Entries = append(v.Entries, Entry{Name: name, File: f})
+		v.Entries = append(v.Entries, Entry{Name: name, File: f, Fill: lacks(i)})
 	}
 	sortEntries(v.Entries)
 	if !physical {

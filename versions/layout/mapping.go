@@ -53,16 +53,7 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 	if err != nil {
 		return nil, false, err
 	}
-	var top []Field
-	for _, f := range fields {
-		if !IsPartitionColumn(md, f.Name) { // partition values are not in the files
-			top = append(top, f)
-		}
-	}
-	h := fnv.New64a()
-	h.Write([]byte(mode))
-	h.Write([]byte{0})
-	h.Write([]byte(md.SchemaString))
+	top := dataColumns(md, fields)
 	cols := columns(top, false)
 	if mode == "" && !hidden && !hasType(cols) {
 		return nil, false, nil // typeChanges only on partition columns
@@ -70,12 +61,33 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 	if mode == "" {
 		unmapped(cols)
 	}
-	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: fmt.Sprintf("%016x", h.Sum64())}
+	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md)}
 	// In id mode the stored names are whatever the writer chose: only
 	// reading the footer tells its size; a widened column changes it.
 	// Without mapping, names are kept and dropped columns only shorten
 	// the footer.
 	return rn, mode != "id" && (mode == "" || notLonger(top)) && !hasType(cols), nil
+}
+
+// dataColumns are the fields of a schema the data files hold: all but the
+// partition columns.
+func dataColumns(md *action.Metadata, fields []Field) []Field {
+	var top []Field
+	for _, f := range fields {
+		if !IsPartitionColumn(md, f.Name) {
+			top = append(top, f)
+		}
+	}
+	return top
+}
+
+// renameKey names the Rename of a schema in a mapping mode.
+func renameKey(mode string, md *action.Metadata) string {
+	h := fnv.New64a()
+	h.Write([]byte(mode))
+	h.Write([]byte{0})
+	h.Write([]byte(md.SchemaString))
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // unmapped has every column found by its logical name: without column
@@ -178,11 +190,15 @@ const changeType = "_change_type"
 // ForChangeData makes v serve change data files, which keep _change_type
 // (stored under that name, without a field id, whatever the mapping).
 func (v *Version) ForChangeData() {
-	if v.Rename == nil {
-		return
+	v.Rename, v.Fill = withChangeType(v.Rename), withChangeType(v.Fill)
+}
+
+func withChangeType(rn *parquetview.Rename) *parquetview.Rename {
+	if rn == nil {
+		return nil
 	}
-	rn := *v.Rename
-	rn.Columns = append(slices.Clip(rn.Columns), parquetview.Column{Name: changeType, Physical: changeType})
-	rn.Key += "+" + changeType
-	v.Rename = &rn
+	out := *rn
+	out.Columns = append(slices.Clip(rn.Columns), parquetview.Column{Name: changeType, Physical: changeType})
+	out.Key += "+" + changeType
+	return &out
 }

@@ -1,0 +1,176 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+type beforeScore struct {
+	ID   int64  `parquet:"id"`
+	Name string `parquet:"name"`
+}
+
+type withScore struct {
+	ID    int64    `parquet:"id"`
+	Name  string   `parquet:"name"`
+	Score *float64 `parquet:"score,optional"`
+}
+
+const (
+	schemaBefore = `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"name","type":"string","nullable":true,"metadata":{}}]}`
+	schemaAfter  = `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"name","type":"string","nullable":true,"metadata":{}},{"name":"score","type":"double","nullable":true,"metadata":{}}]}`
+)
+
+// TestAddedColumnsThroughMount: after a column is added, a file written
+// before (its stats count no nulls of it) is served with it, all nulls,
+// its size the filled file's from the first stat on (one footer read);
+// with a deletion vector too. A file written after is served as stored,
+// and so is every file before the column was added, and under the
+// physical layout. Stats from the JSON log and from a checkpoint alike.
+func TestAddedColumnsThroughMount(t *testing.T) {
+	requireFUSE(t)
+	for _, checkpoint := range []bool{false, true} {
+		t.Run(fmt.Sprintf("checkpoint=%v", checkpoint), func(t *testing.T) {
+			dir := t.TempDir()
+			gen := deltagen.New(dir)
+			write := func(name string, rows any, stats string) action.Action {
+				p := filepath.Join(dir, name)
+				var err error
+				switch r := rows.(type) {
+				case []beforeScore:
+					err = parquet.WriteFile(p, r)
+				case []withScore:
+					err = parquet.WriteFile(p, r)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				info, err := os.Stat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return deltagen.AddFile(name, info.Size(), 1_700_000_000_000, nil, stats)
+			}
+			var old []beforeScore
+			for i := range 10 {
+				old = append(old, beforeScore{ID: int64(i), Name: fmt.Sprint("n", i)})
+			}
+			score := 2.5
+			oldAdd := write("old.parquet", old, `{"numRecords":10,"minValues":{"id":0},"maxValues":{"id":9},"nullCount":{"id":0,"name":0}}`)
+			features := []string{"deletionVectors"}
+			mustCommit(t, gen, deltagen.Protocol(3, 7, features, features), deltagen.Metadata(schemaBefore, nil, nil), oldAdd)
+			mustCommit(t, gen, deltagen.Metadata(schemaAfter, nil, nil),
+				write("new.parquet", []withScore{{ID: 10, Name: "n10", Score: &score}}, `{"numRecords":1,"nullCount":{"id":0,"name":0,"score":0}}`))
+			commitDV(t, gen, oldAdd, 2, 3)
+			if checkpoint {
+				if _, err := gen.Checkpoint(2); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+			stored, err := os.ReadFile(filepath.Join(dir, "old.parquet"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				version   int
+				rows      int
+				filled    bool
+				asStoredB bool
+			}{{0, 10, false, false}, {1, 10, true, true}, {2, 8, true, true}} {
+				vdir := filepath.Join(m.dir, "v", fmt.Sprint(c.version))
+				p := filepath.Join(vdir, "old.parquet")
+				info, err := os.Stat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, err := os.ReadFile(p)
+				if err != nil || info.Size() != int64(len(data)) {
+					t.Fatalf("v%d: stat says %d bytes, read %d (%v)", c.version, info.Size(), len(data), err)
+				}
+				f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+				if err != nil {
+					t.Fatalf("v%d: %v", c.version, err)
+				}
+				_, hasScore := f.Schema().Lookup("score")
+				if hasScore != c.filled || int(f.NumRows()) != c.rows {
+					t.Errorf("v%d: old.parquet has score %v and %d rows, want %v and %d", c.version, hasScore, f.NumRows(), c.filled, c.rows)
+				}
+				if c.filled {
+					rows, err := parquet.Read[withScore](bytes.NewReader(data), int64(len(data)))
+					if err != nil || len(rows) != c.rows || rows[0].Score != nil || rows[0].Name != "n0" {
+						t.Errorf("v%d: rows %v, %v", c.version, rows, err)
+					}
+				} else if c.rows == len(old) && !bytes.Equal(data, stored) {
+					t.Errorf("v%d: old.parquet is not served as stored", c.version)
+				}
+				if c.asStoredB {
+					b, err := os.ReadFile(filepath.Join(vdir, "new.parquet"))
+					want, _ := os.ReadFile(filepath.Join(dir, "new.parquet"))
+					if err != nil || !bytes.Equal(b, want) {
+						t.Errorf("v%d: new.parquet is not served as stored (%v)", c.version, err)
+					}
+				}
+			}
+
+			phys := mountLayout(t, dir, fs.Options{RefreshInterval: -1, PhysicalLayout: true})
+			data, err := os.ReadFile(filepath.Join(phys.dir, "v", "1", "old.parquet"))
+			if err != nil || !bytes.Equal(data, stored) {
+				t.Errorf("physical layout: old.parquet is not served as stored (%v)", err)
+			}
+		})
+	}
+}
+
+// TestAddedColumnsCostOneFooterRead: the first stat of a file lacking a
+// column reads its footer once; a second stat and the reads that follow
+// read nothing more than the data.
+func TestAddedColumnsCostOneFooterRead(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	p := filepath.Join(dir, "old.parquet")
+	if err := parquet.WriteFile(p, []beforeScore{{ID: 1, Name: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaBefore, nil, nil),
+		deltagen.AddFile("old.parquet", info.Size(), 1_700_000_000_000, nil, `{"numRecords":1,"nullCount":{"id":0,"name":0}}`))
+	mustCommit(t, gen, deltagen.Metadata(schemaAfter, nil, nil))
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	served := filepath.Join(m.dir, "latest", "old.parquet")
+	if _, err := os.ReadDir(filepath.Join(m.dir, "latest")); err != nil {
+		t.Fatal(err)
+	}
+	before := m.store.Counts()
+	st1, err := os.Stat(served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st1.Size() <= info.Size() {
+		t.Errorf("served size %d, stored %d: not filled", st1.Size(), info.Size())
+	}
+	if d := m.store.Counts().Sub(before); d.Gets > 2 {
+		t.Errorf("the first stat made %d reads, want at most 2 (the footer's tail and the footer)", d.Gets)
+	}
+	mid := m.store.Counts()
+	if _, err := os.Stat(served); err != nil {
+		t.Fatal(err)
+	}
+	if d := m.store.Counts().Sub(mid); d.Gets != 0 {
+		t.Errorf("a second stat made %d reads", d.Gets)
+	}
+}

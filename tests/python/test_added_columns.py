@@ -1,0 +1,110 @@
+"""Files written before columns were added are read with those columns, as nulls.
+
+A table delta-rs writes in three appends, the second adding columns of several kinds
+(schema_mode="merge"): the first append's files lack them. A Delta reader shows them
+as nulls there. Through the mount, plain Parquet readers must read the same rows and
+columns whatever file they look at first: pyarrow's dataset, pandas, DuckDB without
+union_by_name, Polars. Without the fill, pyarrow and DuckDB drop the added columns (or
+DuckDB and Polars refuse) depending on which file comes first.
+
+The table is read at a version before its checkpoint (stats from the JSON log), at the
+checkpoint's (stats from the checkpoint) and after it (one more append in its tail).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+
+
+def _write_table(path: str) -> None:
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    old = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", None]})
+    write_deltalake(path, old)
+    info = pa.struct([("x", pa.int32()), ("y", pa.string())])
+    new = pa.table({
+        "id": pa.array([4, 5], pa.int64()),
+        "name": ["d", "e"],
+        "score": pa.array([1.5, None], pa.float64()),
+        "day": pa.array([19000, 19001], pa.date32()),
+        "price": pa.array([123, 456], pa.decimal128(10, 2)),
+        "info": pa.array([{"x": 1, "y": "p"}, None], info),
+        "tags": pa.array([["t"], []], pa.list_(pa.string())),
+    })
+    write_deltalake(path, new, mode="append", schema_mode="merge")
+    write_deltalake(path, new.set_column(0, "id", pa.array([6, 7], pa.int64())), mode="append")
+    DeltaTable(path).create_checkpoint()
+    write_deltalake(path, new.set_column(0, "id", pa.array([8, 9], pa.int64())), mode="append")
+
+
+@pytest.fixture(scope="module")
+def grown(tmp_path_factory) -> str:
+    pytest.importorskip("deltalake")
+    path = str(tmp_path_factory.mktemp("grown") / "table")
+    _write_table(path)
+    return path
+
+
+def _delta_rows(path: str, version: int) -> list[dict]:
+    from deltalake import DeltaTable
+
+    t = DeltaTable(path, version=version).to_pyarrow_table()
+    return _normalized(t.to_pylist())
+
+
+def _normalized(rows: list[dict]) -> list[dict]:
+    out = []
+    for r in rows:
+        r = dict(r)
+        if r.get("tags") is not None:
+            r["tags"] = list(r["tags"])
+        out.append(r)
+    return sorted(out, key=lambda r: r["id"])
+
+
+READERS = ["pyarrow", "pandas", "duckdb", "polars"]
+
+
+def _read(reader: str, folder: str) -> list[dict]:
+    files = sorted(glob.glob(os.path.join(folder, "*.parquet")))
+    assert files, folder
+    if reader == "pyarrow":
+        import pyarrow.dataset as ds
+
+        return _normalized(ds.dataset(folder, format="parquet").to_table().to_pylist())
+    if reader == "pandas":
+        import pandas as pd
+        import pyarrow as pa
+
+        return _normalized(pa.Table.from_pandas(pd.read_parquet(folder, dtype_backend="pyarrow"), preserve_index=False).to_pylist())
+    if reader == "duckdb":
+        import duckdb
+
+        return _normalized(duckdb.sql(f"select * from read_parquet({files!r})").arrow().read_all().to_pylist())
+    import polars as pl
+
+    return _normalized(pl.read_parquet(files).to_arrow().to_pylist())
+
+
+def _comparable(rows: list[dict]) -> list[dict]:
+    """Values as strings: readers differ in how they hand out dates, decimals and
+    missing structs (None against a struct of nulls is not at stake here: both sides
+    come from the same reader family for a given column)."""
+    return [{k: (None if v is None else str(v)) for k, v in sorted(r.items())} for r in rows]
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("reader", READERS)
+def test_readers_see_added_columns(grown, mount, reader, version):
+    mp = mount(grown)
+    folder = str(mp / "v" / str(version))
+    want = _delta_rows(grown, version)
+    got = _read(reader, folder)
+    assert [sorted(r) for r in got] == [sorted(r) for r in want], f"{reader}: columns differ"
+    assert _comparable(got) == _comparable(want), f"{reader} through the mount"
+    # The files written before the columns were added are the ones filled.
+    assert any(r["score"] is None and r["id"] <= 3 for r in got)

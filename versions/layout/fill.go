@@ -1,0 +1,159 @@
+package layout
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// A file written before a column was added to the table lacks it; a Delta
+// reader reads the column as nulls there, and a folder reader given files
+// of two shapes drops the column or refuses. Such a file is served with
+// the column filled with nulls (parquetview's FillMissing). Which files
+// lack one is said by their stats: Spark and delta-rs count the nulls of
+// every column they collect stats for, so a file whose nullCount lacks a
+// column the table collects stats for was written without it. The
+// served size of such a file is then read from its footer at its first
+// stat; the others keep theirs.
+
+// fillOf returns the Rename that serves a version's files lacking columns
+// (the version's names, types and hidden columns, FillMissing), and the
+// top-level columns, by stored name, whose absence from a file's
+// nullCount says it lacks them; nil when no column can be filled.
+func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, []string, error) {
+	fields, err := ParseSchema(md.SchemaString)
+	if err != nil {
+		return nil, nil, err
+	}
+	top := dataColumns(md, fields)
+	mode := mappingMode(md, p)
+	cols := columns(top, false)
+	if mode == "" {
+		unmapped(cols)
+	}
+	for i := range cols {
+		setFillTypes(&cols[i], top[i].Type)
+	}
+	counted := statsColumns(md, top)
+	var expected []string
+	for i, c := range cols {
+		if counted[i] && cols[i].Fillable() && (c.Kind == parquetview.LeafColumn || c.Kind == parquetview.StructColumn) {
+			expected = append(expected, c.Physical)
+		}
+	}
+	if len(expected) == 0 {
+		return nil, nil, nil
+	}
+	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md) + "+fill", FillMissing: true}
+	return rn, expected, nil
+}
+
+// setFillTypes gives the leaves of c (of type t) the types a missing
+// column is served in.
+func setFillTypes(c *parquetview.Column, t Type) {
+	switch t.Kind {
+	case Struct:
+		for i := range c.Children {
+			setFillTypes(&c.Children[i], t.Fields[i].Type)
+		}
+	case Array:
+		setFillTypes(&c.Children[0], *t.Element)
+	case Map:
+		setFillTypes(&c.Children[0], *t.Key)
+		setFillTypes(&c.Children[1], *t.Value)
+	default:
+		c.Fill = fillType(t.Primitive)
+	}
+}
+
+// fillType is the parquetview type of a Delta primitive; nil for one a
+// file cannot hold as nulls here (void, variant).
+func fillType(primitive string) *parquetview.LeafType {
+	kinds := map[string]parquetview.LeafKind{
+		"boolean": parquetview.BooleanType, "byte": parquetview.ByteType, "short": parquetview.ShortType,
+		"integer": parquetview.IntType, "long": parquetview.LongType, "float": parquetview.FloatType,
+		"double": parquetview.DoubleType, "string": parquetview.StringType, "binary": parquetview.BinaryType,
+		"date": parquetview.DateType, "timestamp": parquetview.TimestampType, "timestamp_ntz": parquetview.TimestampNTZType,
+	}
+	if k, ok := kinds[primitive]; ok {
+		return &parquetview.LeafType{Kind: k}
+	}
+	if t := leafType(primitive); t != nil && t.Kind == parquetview.DecimalType {
+		return t
+	}
+	return nil
+}
+
+// statsColumns says which of the data columns top a writer collects stats
+// for, as Delta's writers choose them: those delta.dataSkippingStatsColumns
+// names, else the first delta.dataSkippingNumIndexedCols leaf columns
+// (32 by default, every one for -1; a struct's leaves count one each,
+// an array or a map one).
+func statsColumns(md *action.Metadata, top []Field) []bool {
+	out := make([]bool, len(top))
+	if named, ok := md.Configuration["delta.dataSkippingStatsColumns"]; ok {
+		for _, n := range strings.Split(named, ",") {
+			n = strings.TrimSpace(n)
+			if strings.HasPrefix(n, "`") {
+				n = strings.TrimPrefix(n, "`")
+				n, _, _ = strings.Cut(n, "`")
+			} else {
+				n, _, _ = strings.Cut(n, ".")
+			}
+			for i, f := range top {
+				if strings.EqualFold(f.Name, n) {
+					out[i] = true
+				}
+			}
+		}
+		return out
+	}
+	limit := 32
+	if v, ok := md.Configuration["delta.dataSkippingNumIndexedCols"]; ok {
+		if _, err := fmt.Sscanf(v, "%d", &limit); err != nil {
+			limit = 32
+		}
+	}
+	seen := 0
+	for i, f := range top {
+		if limit >= 0 && seen >= limit {
+			break
+		}
+		out[i] = true
+		seen += leafCount(f.Type)
+	}
+	return out
+}
+
+// leafCount is the number of stats leaves of a type.
+func leafCount(t Type) int {
+	if t.Kind != Struct {
+		return 1
+	}
+	n := 0
+	for _, f := range t.Fields {
+		n += leafCount(f.Type)
+	}
+	return n
+}
+
+// lacksColumns says whether file i's stats lack one of the expected
+// columns: judged once per set of columns, which files share.
+func lacksColumns(counted []*action.ColumnSet, expected []string) func(i int) bool {
+	judged := map[*action.ColumnSet]bool{}
+	return func(i int) bool {
+		set := counted[i]
+		if set == nil {
+			return false // no nullCount: nothing is known
+		}
+		lacks, ok := judged[set]
+		if !ok {
+			lacks = slices.ContainsFunc(expected, func(c string) bool { return !set.Has(c) })
+			judged[set] = lacks
+		}
+		return lacks
+	}
+}

@@ -1,0 +1,108 @@
+package layout
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// schemaOf writes a schemaString of top-level fields given as name:type
+// (primitive types, or "struct" for a struct of one int x).
+func schemaOf(fields ...string) string {
+	var out []string
+	for _, f := range fields {
+		name, typ, _ := strings.Cut(f, ":")
+		t := `"` + typ + `"`
+		if typ == "struct" {
+			t = `{"type":"struct","fields":[{"name":"x","type":"integer","nullable":true,"metadata":{}}]}`
+		}
+		out = append(out, fmt.Sprintf(`{"name":%q,"type":%s,"nullable":true,"metadata":{}}`, name, t))
+	}
+	return `{"type":"struct","fields":[` + strings.Join(out, ",") + `]}`
+}
+
+// TestFillOf: which columns say that a file lacks them, as Delta's
+// writers choose the columns they collect stats for.
+func TestFillOf(t *testing.T) {
+	many := []string{"p:string"}
+	for i := range 40 {
+		many = append(many, fmt.Sprintf("c%d:long", i))
+	}
+	for _, c := range []struct {
+		name   string
+		fields []string
+		conf   map[string]string
+		want   string // expected columns; "": no fill
+	}{
+		{"every kind", []string{"p:string", "id:long", "s:struct", "v:variant", "d:decimal(10,2)", "void:void"}, nil, "[id s d]"},
+		{"the first 32 leaves", many, nil, "[c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31]"},
+		{"the first 2", many, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[c0 c1]"},
+		{"all", many[:4], map[string]string{"delta.dataSkippingNumIndexedCols": "-1"}, "[c0 c1 c2]"},
+		{"none", many, map[string]string{"delta.dataSkippingNumIndexedCols": "0"}, ""},
+		{"named", many, map[string]string{"delta.dataSkippingStatsColumns": "C3, `c5`.x,c7.y"}, "[c3 c5 c7]"},
+		{"only what cannot be filled", []string{"v:variant"}, nil, ""},
+	} {
+		md := &action.Metadata{SchemaString: schemaOf(c.fields...), PartitionColumns: []string{"p"}, Configuration: c.conf}
+		rn, expected, err := fillOf(md, &action.Protocol{MinReaderVersion: 1, MinWriterVersion: 2})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := ""
+		if rn != nil {
+			got = fmt.Sprint(expected)
+			if !rn.FillMissing || len(rn.Columns) != len(c.fields)-1 {
+				t.Errorf("%s: Rename %+v", c.name, rn)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: expected columns %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// TestEntriesLackingColumns: a file whose stats count the nulls of fewer
+// of the expected columns than the schema has is served through Fill; one
+// without a nullCount, or under the physical layout, is not.
+func TestEntriesLackingColumns(t *testing.T) {
+	snap := snapshotOf(schemaOf("id:long", "name:string", "score:double"), "old.parquet", "new.parquet", "nostats.parquet")
+	counted := []*action.ColumnSet{
+		action.NullCounted([]byte(`{"numRecords":1,"nullCount":{"id":0,"name":0}}`)),
+		action.NullCounted([]byte(`{"numRecords":1,"nullCount":{"id":0,"name":0,"score":1}}`)),
+		nil,
+	}
+	v, err := Of(snap, nil, counted, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var filled []string
+	for i := range v.Entries {
+		e := &v.Entries[i]
+		rn, sameSize := v.RenameOf(e)
+		if e.Fill {
+			filled = append(filled, e.Name)
+			if rn != v.Fill || sameSize {
+				t.Errorf("%s: served through %v (same size %v), want Fill", e.Name, rn, sameSize)
+			}
+		}
+	}
+	if fmt.Sprint(filled) != "[old.parquet]" {
+		t.Errorf("filled %v, want [old.parquet]", filled)
+	}
+	v, err = Of(snap, nil, counted, true)
+	if err != nil || v.Fill != nil || v.Entries[0].Fill || v.Entries[2].Fill {
+		t.Errorf("physical layout: fill %v, entries %+v, %v", v.Fill, v.Entries, err)
+	}
+}
+
+// snapshotOf is a snapshot of an unpartitioned table with the schema and
+// the files named.
+func snapshotOf(schema string, paths ...string) *replay.Snapshot {
+	snap := &replay.Snapshot{Metadata: action.Metadata{SchemaString: schema}}
+	for _, p := range paths {
+		snap.Files = append(snap.Files, replay.File{Path: p, Size: 100})
+	}
+	return snap
+}
