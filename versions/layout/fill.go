@@ -22,11 +22,13 @@ import (
 // fillOf returns the Rename that serves a version's files lacking columns
 // (the version's names, types and hidden columns, FillMissing), and the
 // top-level columns, by stored name, whose absence from a file's
-// nullCount says it lacks them; nil when no column can be filled.
-func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, []string, error) {
+// nullCount says it lacks them; nil when no column can be filled, as for
+// a version without a schema the files could be checked against (its
+// files are served as stored, as before columns were filled).
+func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, []string) {
 	fields, err := ParseSchema(md.SchemaString)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil
 	}
 	top := dataColumns(md, fields)
 	mode := mappingMode(md, p)
@@ -45,10 +47,10 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, []str
 		}
 	}
 	if len(expected) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md) + "+fill", FillMissing: true}
-	return rn, expected, nil
+	return rn, expected
 }
 
 // setFillTypes gives the leaves of c (of type t) the types a missing

@@ -44,12 +44,13 @@ func TestFillOf(t *testing.T) {
 		{"none", many, map[string]string{"delta.dataSkippingNumIndexedCols": "0"}, ""},
 		{"named", many, map[string]string{"delta.dataSkippingStatsColumns": "C3, `c5`.x,c7.y"}, "[c3 c5 c7]"},
 		{"only what cannot be filled", []string{"v:variant"}, nil, ""},
+		{"no schema", nil, nil, ""},
 	} {
-		md := &action.Metadata{SchemaString: schemaOf(c.fields...), PartitionColumns: []string{"p"}, Configuration: c.conf}
-		rn, expected, err := fillOf(md, &action.Protocol{MinReaderVersion: 1, MinWriterVersion: 2})
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+		md := &action.Metadata{PartitionColumns: []string{"p"}, Configuration: c.conf}
+		if c.fields != nil {
+			md.SchemaString = schemaOf(c.fields...)
 		}
+		rn, expected := fillOf(md, &action.Protocol{MinReaderVersion: 1, MinWriterVersion: 2})
 		got := ""
 		if rn != nil {
 			got = fmt.Sprint(expected)
@@ -90,6 +91,11 @@ func TestEntriesLackingColumns(t *testing.T) {
 	}
 	if fmt.Sprint(filled) != "[old.parquet]" {
 		t.Errorf("filled %v, want [old.parquet]", filled)
+	}
+	// A version without a schema (a Databricks pipeline's first commit)
+	// is served, its files as stored.
+	if v, err := Of(snapshotOf("", "a.parquet"), nil, counted[:1], false); err != nil || v.Fill != nil || v.Entries[0].Fill {
+		t.Errorf("no schema: %+v, %v", v, err)
 	}
 	v, err = Of(snap, nil, counted, true)
 	if err != nil || v.Fill != nil || v.Entries[0].Fill || v.Entries[2].Fill {
