@@ -10,7 +10,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/deltafs/deltafs/fs"
-	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
@@ -42,34 +41,16 @@ func TestAddedColumnsThroughMount(t *testing.T) {
 		t.Run(fmt.Sprintf("checkpoint=%v", checkpoint), func(t *testing.T) {
 			dir := t.TempDir()
 			gen := deltagen.New(dir)
-			write := func(name string, rows any, stats string) action.Action {
-				p := filepath.Join(dir, name)
-				var err error
-				switch r := rows.(type) {
-				case []beforeScore:
-					err = parquet.WriteFile(p, r)
-				case []withScore:
-					err = parquet.WriteFile(p, r)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				info, err := os.Stat(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return deltagen.AddFile(name, info.Size(), 1_700_000_000_000, nil, stats)
-			}
 			var old []beforeScore
 			for i := range 10 {
 				old = append(old, beforeScore{ID: int64(i), Name: fmt.Sprint("n", i)})
 			}
 			score := 2.5
-			oldAdd := write("old.parquet", old, `{"numRecords":10,"minValues":{"id":0},"maxValues":{"id":9},"nullCount":{"id":0,"name":0}}`)
+			oldAdd := writeRows(t, dir, "old.parquet", old, `{"numRecords":10,"minValues":{"id":0},"maxValues":{"id":9},"nullCount":{"id":0,"name":0}}`)
 			features := []string{"deletionVectors"}
 			mustCommit(t, gen, deltagen.Protocol(3, 7, features, features), deltagen.Metadata(schemaBefore, nil, nil), oldAdd)
 			mustCommit(t, gen, deltagen.Metadata(schemaAfter, nil, nil),
-				write("new.parquet", []withScore{{ID: 10, Name: "n10", Score: &score}}, `{"numRecords":1,"nullCount":{"id":0,"name":0,"score":0}}`))
+				writeRows(t, dir, "new.parquet", []withScore{{ID: 10, Name: "n10", Score: &score}}, `{"numRecords":1,"nullCount":{"id":0,"name":0,"score":0}}`))
 			commitDV(t, gen, oldAdd, 2, 3)
 			if checkpoint {
 				if _, err := gen.Checkpoint(2); err != nil {
@@ -139,16 +120,8 @@ func TestAddedColumnsCostOneFooterRead(t *testing.T) {
 	requireFUSE(t)
 	dir := t.TempDir()
 	gen := deltagen.New(dir)
-	p := filepath.Join(dir, "old.parquet")
-	if err := parquet.WriteFile(p, []beforeScore{{ID: 1, Name: "a"}}); err != nil {
-		t.Fatal(err)
-	}
-	info, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaBefore, nil, nil),
-		deltagen.AddFile("old.parquet", info.Size(), 1_700_000_000_000, nil, `{"numRecords":1,"nullCount":{"id":0,"name":0}}`))
+	add := writeRows(t, dir, "old.parquet", []beforeScore{{ID: 1, Name: "a"}}, `{"numRecords":1,"nullCount":{"id":0,"name":0}}`)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaBefore, nil, nil), add)
 	mustCommit(t, gen, deltagen.Metadata(schemaAfter, nil, nil))
 	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
 	served := filepath.Join(m.dir, "latest", "old.parquet")
@@ -160,8 +133,8 @@ func TestAddedColumnsCostOneFooterRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st1.Size() <= info.Size() {
-		t.Errorf("served size %d, stored %d: not filled", st1.Size(), info.Size())
+	if st1.Size() <= add.Add.Size {
+		t.Errorf("served size %d, stored %d: not filled", st1.Size(), add.Add.Size)
 	}
 	if d := m.store.Counts().Sub(before); d.Gets > 2 {
 		t.Errorf("the first stat made %d reads, want at most 2 (the footer's tail and the footer)", d.Gets)

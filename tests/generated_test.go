@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
@@ -96,6 +98,21 @@ func commitDV(t *testing.T, gen *deltagen.Table, add action.Action, rows ...uint
 	}
 	f := add.Add
 	mustCommit(t, gen, deltagen.Remove(f.Path, f.ModificationTime), deltagen.AddFileDV(f.Path, f.Size, f.ModificationTime, f.PartitionValues, f.Stats, dv))
+}
+
+// writeRows writes rows as the data file name of the table at dir and
+// returns its add action, with stats.
+func writeRows[T any](t *testing.T, dir, name string, rows []T, stats string) action.Action {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := parquet.WriteFile(p, rows); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return deltagen.AddFile(name, info.Size(), 1_700_000_000_000, nil, stats)
 }
 
 func mustAdd(t *testing.T, gen *deltagen.Table, path string, rows int) action.Action {

@@ -93,12 +93,19 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 		return c
 	}
 	proto := deltagen.Protocol(3, 7, []string{}, []string{"inCommitTimestamp"})
-	t.Run("from v0", func(t *testing.T) {
+	// fromV0 writes v0-v4 timed by in-commit timestamps s, s+1000, ...
+	fromV0 := func(t *testing.T) (string, *deltagen.Table) {
 		dir := t.TempDir()
 		gen := deltagen.New(dir)
 		mustCommit(t, gen, ictInfo(s), proto, deltagen.Metadata(deltagen.SimpleSchema, nil, ictConf(nil)))
 		for i := int64(1); i <= 4; i++ {
 			mustCommit(t, gen, ictInfo(s+i*1000), mustAdd(t, gen, fmt.Sprintf("part-%d.parquet", i), 5))
+		}
+		return dir, gen
+	}
+	t.Run("from v0", func(t *testing.T) {
+		dir, _ := fromV0(t)
+		for i := int64(1); i <= 4; i++ {
 			setModTime(t, dir, i, s-i*1000) // the files' times contradict: ignored
 		}
 		table, _ := openTable(t, dir)
@@ -168,12 +175,7 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 	t.Run("commits cleaned up to a checkpoint", func(t *testing.T) {
 		// v2 is rebuilt from its checkpoint, but its timestamp went with
 		// its commit: the timed versions start at v3, and at/ lists them.
-		dir := t.TempDir()
-		gen := deltagen.New(dir)
-		mustCommit(t, gen, ictInfo(s), proto, deltagen.Metadata(deltagen.SimpleSchema, nil, ictConf(nil)))
-		for i := int64(1); i <= 4; i++ {
-			mustCommit(t, gen, ictInfo(s+i*1000), mustAdd(t, gen, fmt.Sprintf("part-%d.parquet", i), 5))
-		}
+		dir, gen := fromV0(t)
 		if _, err := gen.Checkpoint(2); err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/deltafs/deltafs/fs"
-	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
@@ -64,24 +63,6 @@ func TestWidenedColumnMappedTable(t *testing.T) {
 	gen := deltagen.New(dir)
 	features := []string{"columnMapping", "deletionVectors", "typeWidening"}
 	conf := map[string]string{"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "4"}
-	add := func(name string, rows any) action.Action {
-		p := filepath.Join(dir, name)
-		var err error
-		switch r := rows.(type) {
-		case []narrowMappedRow:
-			err = parquet.WriteFile(p, r)
-		case []wideMappedRow:
-			err = parquet.WriteFile(p, r)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := os.Stat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return deltagen.AddFile(name, info.Size(), 1_700_000_000_000, nil, "")
-	}
 	var narrow []narrowMappedRow
 	for i := range 10 {
 		r := narrowMappedRow{ID: int64(i), V: int32(i*1000 - 3)}
@@ -94,9 +75,9 @@ func TestWidenedColumnMappedTable(t *testing.T) {
 		r.S.X = int32(i) << 20
 		wide = append(wide, r)
 	}
-	old := add("a-old.parquet", narrow)
+	old := writeRows(t, dir, "a-old.parquet", narrow, "")
 	mustCommit(t, gen, deltagen.Protocol(3, 7, features, features), deltagen.Metadata(wideningSchema(false), nil, conf), old)
-	mustCommit(t, gen, deltagen.Metadata(wideningSchema(true), nil, conf), add("b-new.parquet", wide))
+	mustCommit(t, gen, deltagen.Metadata(wideningSchema(true), nil, conf), writeRows(t, dir, "b-new.parquet", wide, ""))
 	commitDV(t, gen, old, 3, 4)
 
 	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})

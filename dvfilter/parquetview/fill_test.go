@@ -5,9 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,15 +124,6 @@ func checkFilledRows(t *testing.T, f *parquet.File, want int64) {
 // their Delta types, all null.
 func checkFilledPyarrow(t *testing.T, data []byte, rows int64) {
 	t.Helper()
-	py := venvPython(t)
-	if py == "" {
-		t.Log("no .venv: pyarrow check skipped")
-		return
-	}
-	path := filepath.Join(t.TempDir(), "f.parquet")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const script = `
 import json, sys, pyarrow.parquet as pq
 t = pq.read_table(sys.argv[1])
@@ -143,12 +131,9 @@ t.validate(full=True)
 json.dump({"rows": t.num_rows, "types": {f.name: str(f.type) for f in t.schema},
            "nulls": {c: t.column(c).null_count for c in t.column_names}}, sys.stdout)
 `
-	cmd := exec.Command(py, "-c", script, path)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pyarrow: %v\n%s", err, stderr.String())
+	out, ok := pyarrowRead(t, data, script)
+	if !ok {
+		return
 	}
 	var res struct {
 		Rows  int64

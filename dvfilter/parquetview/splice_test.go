@@ -280,15 +280,6 @@ func checkSpliceStats(t testing.TB, data []byte, only int) {
 // .venv), when present, and compares every row and the footer's counts.
 func checkPyarrow(t *testing.T, data []byte, want []spliceRow, groupRows []int64) {
 	t.Helper()
-	py := venvPython(t)
-	if py == "" {
-		t.Log("no .venv: pyarrow check skipped")
-		return
-	}
-	path := filepath.Join(t.TempDir(), "f.parquet")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const script = `
 import json, sys, pyarrow.parquet as pq
 f = pq.ParquetFile(sys.argv[1])
@@ -306,12 +297,9 @@ for i in range(md.num_row_groups):
     assert g.num_rows == groups[i], (i, g.num_rows, groups[i])
 json.dump({"num_rows": md.num_rows, "groups": groups, "rows": rows}, sys.stdout)
 `
-	cmd := exec.Command(py, "-c", script, path)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pyarrow: %v\n%s", err, stderr.String())
+	out, ok := pyarrowRead(t, data, script)
+	if !ok {
+		return
 	}
 	var res struct {
 		NumRows int64   `json:"num_rows"`
@@ -483,6 +471,30 @@ print("ok")
 			})
 		}
 	}
+}
+
+// pyarrowRead runs a Python script on data written to a file (its path
+// the script's argument) and returns what it prints; ok is false, logged,
+// where there is no venv.
+func pyarrowRead(t *testing.T, data []byte, script string) (out []byte, ok bool) {
+	t.Helper()
+	py := venvPython(t)
+	if py == "" {
+		t.Log("no .venv: pyarrow check skipped")
+		return nil, false
+	}
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, "-c", script, path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pyarrow: %v\n%s", err, stderr.String())
+	}
+	return out, true
 }
 
 // venvPython is the test venv's interpreter (DELTAFS_PYTHON, else the
