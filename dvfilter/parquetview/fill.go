@@ -37,10 +37,10 @@ func (rn *Rename) missingColumns(matched []bool) []*Column {
 // Fillable reports whether every leaf under c has a Fill type: a file
 // lacking c can be served with it.
 func (c *Column) Fillable() bool {
-	if c.Kind == LeafColumn {
+	switch {
+	case c.Kind == LeafColumn:
 		return c.Fill != nil
-	}
-	if len(c.Children) == 0 {
+	case c.Kind == ListColumn && len(c.Children) != 1, c.Kind == MapColumn && len(c.Children) != 2, len(c.Children) == 0:
 		return false
 	}
 	for i := range c.Children {

@@ -71,11 +71,7 @@ func lastNullCount(stats []byte) (*ColumnSet, bool) {
 		// Without escapes no member can be named nullCount.
 		return nil, bytes.IndexByte(stats, '\\') < 0 && utf8.Valid(stats)
 	}
-	before := i - 1
-	for before >= 0 && isSpace(stats[before]) {
-		before--
-	}
-	if before < 0 || stats[before] != ',' && stats[before] != '{' {
+	if before := skipSpacesBack(stats, i-1); before < 0 || stats[before] != ',' && stats[before] != '{' {
 		return nil, false
 	}
 	sc := statsScan{b: stats, i: i + len(name)}
@@ -283,9 +279,8 @@ func nullCountedQuoted(raw []byte) *ColumnSet {
 		return set
 	}
 	body := raw[1 : len(raw)-1]
-	bp := unquoteBuffers.Get().(*[]byte)
-	defer unquoteBuffers.Put(bp)
-	buf := (*bp)[:0]
+	var stack [1024]byte
+	buf := stack[:0]
 	for i := 0; i < len(body); i++ {
 		c := body[i]
 		if c == '\\' {
@@ -301,7 +296,6 @@ func nullCountedQuoted(raw []byte) *ColumnSet {
 		}
 		buf = append(buf, c)
 	}
-	*bp = buf
 	return NullCounted(buf)
 }
 
@@ -415,5 +409,3 @@ func skipSpacesBack(b []byte, i int) int {
 	}
 	return i
 }
-
-var unquoteBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
