@@ -163,3 +163,24 @@ json.dump({"rows": t.num_rows, "types": {f.name: str(f.type) for f in t.schema},
 		}
 	}
 }
+
+// TestFillMissingColumnsByID: in id mode a filled column carries its field
+// id, as the table's writers give every column one.
+func TestFillMissingColumnsByID(t *testing.T) {
+	data := writeRowGroups(t, func(i int64) beforeAdd { return beforeAdd{ID: i} }, []int{3})
+	long := LeafType{Kind: LongType}
+	rn := &Rename{Key: "ids", ByID: true, FillMissing: true, Columns: []Column{
+		{Name: "id", Physical: "id", Fill: &long}, {Name: "name", Physical: "name", Fill: &LeafType{Kind: StringType}},
+		{Name: "added", Physical: "col-7", ID: 7, Fill: &long},
+	}}
+	src := &bytesSource{data: data}
+	v, err := Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: rn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := footerOf(t, materialize(t, v, src))
+	last := md.Schema[len(md.Schema)-1]
+	if last.Name != "added" || last.FieldID != 7 {
+		t.Errorf("filled column %q with field id %d, want added with 7", last.Name, last.FieldID)
+	}
+}

@@ -64,6 +64,19 @@ func TestFillOf(t *testing.T) {
 	}
 }
 
+// TestFillOfMappedColumns: under column mapping, stats name columns by
+// their physical names, and the fill serves them by the logical ones.
+func TestFillOfMappedColumns(t *testing.T) {
+	const mapped = `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{` +
+		`"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"col-1"}},` +
+		`{"name":"score","type":"double","nullable":true,"metadata":{"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"col-2"}}]}`
+	md := &action.Metadata{SchemaString: mapped, Configuration: map[string]string{"delta.columnMapping.mode": "id"}}
+	rn, expected := fillOf(md, &action.Protocol{MinReaderVersion: 2, MinWriterVersion: 5})
+	if rn == nil || fmt.Sprint(expected) != "[col-1 col-2]" || !rn.ByID || rn.Columns[1].Name != "score" || rn.Columns[1].ID != 2 {
+		t.Errorf("fill %+v, expected %v", rn, expected)
+	}
+}
+
 // TestEntriesLackingColumns: a file whose stats count the nulls of fewer
 // of the expected columns than the schema has is served through Fill; one
 // without a nullCount, or under the physical layout, is not.
