@@ -169,8 +169,12 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 	if g.opts.Details.partitions() {
 		records, parts = out.NumRecords[start:start+len(files)], out.Partitions[start:start+len(files)]
 	}
+	var nullCounts []*cursor // parsed stats' null counts, without stats strings
 	if g.opts.Details == AllDetails {
 		counted = out.NullCounted[start : start+len(files)]
+		for _, col := range c.addNullCounts {
+			nullCounts = append(nullCounts, g.cur(col))
+		}
 	}
 	v, kept := 0, 0
 	for i := 0; i < rows; i++ {
@@ -203,8 +207,11 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 				n = stats.l.ints[sv]
 			}
 			records[kept] = n
-			if sv >= 0 && counted != nil {
+			switch {
+			case sv >= 0 && counted != nil:
 				counted[kept] = stats.l.sets[sv]
+			case len(nullCounts) > 0:
+				counted[kept] = parsedNullCounts(nullCounts, c.addNullCountNames, i)
 			}
 			var p *action.Partition
 			if pkey.l != nil {
@@ -363,4 +370,20 @@ func (g *rowGroup) partitionOf(keys, vals *repCursor, ks, ke, kv, vv int) *actio
 	g.parts[string(g.key)] = p
 	g.lastPart = p
 	return p
+}
+
+// parsedNullCounts is the set of columns whose null count row i's parsed
+// stats hold: nil when they hold none (no stats).
+func parsedNullCounts(cursors []*cursor, names [][]byte, i int) *action.ColumnSet {
+	var present [64][]byte
+	keys := present[:0]
+	for k, c := range cursors {
+		if c.at(i) >= 0 {
+			keys = append(keys, names[k])
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return action.InternColumns(keys)
 }

@@ -13,7 +13,13 @@ import (
 type columns struct {
 	addPath, addSize, addModTime, addStats, addNumRecords *parquet.Column
 	addPartKey, addPartValue                              *parquet.Column
-	dvType, dvPath, dvOffset, dvSize, dvCard, dvMaxRow    *parquet.Column
+	// addNullCounts are, where a checkpoint has parsed stats but no stats
+	// strings, a leaf of each column of stats_parsed.nullCount (named
+	// addNullCountNames): not null where the file's stats count it.
+	addNullCounts     []*parquet.Column
+	addNullCountNames [][]byte
+
+	dvType, dvPath, dvOffset, dvSize, dvCard, dvMaxRow *parquet.Column
 
 	removePath *parquet.Column
 
@@ -52,7 +58,9 @@ func resolve(root *parquet.Column, details Detail) *columns {
 	// columns the stats count nulls of.
 	if details == AllDetails {
 		c.addNumRecords = leafAt(child(add, "stats_parsed"), "numRecords")
-		c.addStats = leafAt(add, "stats")
+		if c.addStats = leafAt(add, "stats"); c.addStats == nil {
+			c.nullCountLeaves(child(child(add, "stats_parsed"), "nullCount"))
+		}
 	}
 	if details.partitions() {
 		c.addPartKey, c.addPartValue = mapLeaves(child(add, "partitionValues"))
@@ -113,8 +121,26 @@ func (c *columns) others() []*parquet.Column {
 // adds lists the resolved columns of add rows: those a part of a row group
 // reads (rowparts.go).
 func (c *columns) adds() []*parquet.Column {
-	return nonNil(c.addPath, c.addSize, c.addModTime, c.addStats, c.addNumRecords, c.addPartKey, c.addPartValue,
-		c.dvType, c.dvPath, c.dvOffset, c.dvSize, c.dvCard, c.dvMaxRow)
+	return append(nonNil(c.addPath, c.addSize, c.addModTime, c.addStats, c.addNumRecords, c.addPartKey, c.addPartValue,
+		c.dvType, c.dvPath, c.dvOffset, c.dvSize, c.dvCard, c.dvMaxRow), c.addNullCounts...)
+}
+
+// nullCountLeaves finds a leaf of each column of a stats_parsed.nullCount
+// group: its first, which holds a count (an integer), not repeated.
+func (c *columns) nullCountLeaves(nullCount *parquet.Column) {
+	if nullCount == nil || nullCount.Leaf() {
+		return
+	}
+	for _, col := range nullCount.Columns() {
+		l := col
+		for !l.Leaf() && len(l.Columns()) > 0 {
+			l = l.Columns()[0]
+		}
+		if k := l.Type().Kind(); l.Leaf() && l.MaxRepetitionLevel() == 0 && (k == parquet.Int64 || k == parquet.Int32) {
+			c.addNullCounts = append(c.addNullCounts, l)
+			c.addNullCountNames = append(c.addNullCountNames, []byte(col.Name()))
+		}
+	}
 }
 
 func nonNil(cols ...*parquet.Column) []*parquet.Column {

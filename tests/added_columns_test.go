@@ -147,3 +147,39 @@ func TestAddedColumnsCostOneFooterRead(t *testing.T) {
 		t.Errorf("a second stat made %d reads", d.Gets)
 	}
 }
+
+// TestAddedColumnsFromParsedStats: a checkpoint whose stats are only
+// parsed (stats_parsed, no stats strings; delta-rs 1.2.1) says which
+// files lack the column the table added, as strings do: every served
+// file of the shared table has new_column, and the 12 rows a Delta reader
+// reads.
+func TestAddedColumnsFromParsedStats(t *testing.T) {
+	requireFUSE(t)
+	table := filepath.Join(TestdataDir(t), "delta-rs", "data", "delta-1.2.1-only-struct-stats")
+	if _, err := os.Stat(table); err != nil {
+		t.Skipf("shared table absent: %v", err)
+	}
+	m := mountLayout(t, table, fs.Options{RefreshInterval: -1})
+	files, err := filepath.Glob(filepath.Join(m.dir, "latest", "*.parquet"))
+	if err != nil || len(files) != 12 {
+		t.Fatalf("%d files served, want 12 (%v)", len(files), err)
+	}
+	rows := int64(0)
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if _, ok := f.Schema().Lookup("new_column"); !ok {
+			t.Errorf("%s is served without new_column", filepath.Base(p))
+		}
+		rows += f.NumRows()
+	}
+	if rows != 12 {
+		t.Errorf("%d rows served, want 12", rows)
+	}
+}

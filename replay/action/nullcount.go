@@ -48,7 +48,7 @@ func NullCounted(stats []byte) *ColumnSet {
 			if !ok {
 				return nil
 			}
-			set = internColumns(keys)
+			set = InternColumns(keys)
 		case !sc.skipValue():
 			return nil
 		case key == "nullCount":
@@ -83,7 +83,7 @@ func lastNullCount(stats []byte) (*ColumnSet, bool) {
 	if !ok || !sc.close('}') || sc.peek() != 0 || sc.i != len(stats) {
 		return nil, false
 	}
-	return internColumns(keys), true
+	return InternColumns(keys), true
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -241,7 +241,9 @@ var columnSets = struct {
 
 const maxColumnSets = 4096
 
-func internColumns(keys [][]byte) *ColumnSet {
+// InternColumns returns the set of the columns named keys, shared with
+// every other set of the same names in the same order.
+func InternColumns(keys [][]byte) *ColumnSet {
 	var buf [512]byte
 	joined := buf[:0]
 	for _, k := range keys {
@@ -352,7 +354,7 @@ func lastNullCountQuoted(raw []byte) (*ColumnSet, bool) {
 	if !ok {
 		return nil, false
 	}
-	return internColumns(keys), true
+	return InternColumns(keys), true
 }
 
 // quotedKeys appends the names of the members of an object's inside as
