@@ -103,7 +103,7 @@ func (n *fileNode) details(ctx context.Context) (int64, *replay.Partition, bool)
 	if err != nil {
 		return 0, nil, false
 	}
-	records, part, ok, err := snap.DetailsOf(ctx, n.f.Path)
+	records, part, _, ok, err := snap.DetailsOf(ctx, n.f.Path)
 	if err != nil {
 		n.root.logf("v%d/%s: %v", n.version, n.f.Path, err)
 		return 0, nil, false

@@ -100,32 +100,22 @@ func (s *Snapshot) head(ctx context.Context, partitionsOnly bool) (*Details, err
 	return s.headDetails(ctx, partitionsOnly)
 }
 
-// DetailsOf returns the numRecords (-1 when unknown) and partition values
-// of the live file at path; ok is false when no live file has that path.
-func (s *Snapshot) DetailsOf(ctx context.Context, path string) (numRecords int64, p *Partition, ok bool, err error) {
+// DetailsOf returns the numRecords (-1 when unknown), partition values
+// and null-counted columns of the live file at path; ok is false when no
+// live file has that path.
+func (s *Snapshot) DetailsOf(ctx context.Context, path string) (numRecords int64, p *Partition, counted *action.ColumnSet, ok bool, err error) {
 	i := s.indexOf(path)
 	if i < 0 {
-		return 0, nil, false, nil
+		return 0, nil, nil, false, nil
 	}
 	d, err := s.Details(ctx)
 	if err != nil {
-		return 0, nil, false, err
+		return 0, nil, nil, false, err
 	}
-	return d.NumRecords[i], d.Partitions[i], true, nil
-}
-
-// PartitionOf returns the partition values of the live file at path (see
-// Partitions); ok is false when no live file has that path.
-func (s *Snapshot) PartitionOf(ctx context.Context, path string) (p *Partition, ok bool, err error) {
-	i := s.indexOf(path)
-	if i < 0 {
-		return nil, false, nil
+	if i < len(d.NullCounted) { // details set by hand may have none
+		counted = d.NullCounted[i]
 	}
-	parts, err := s.Partitions(ctx)
-	if err != nil {
-		return nil, false, err
-	}
-	return parts[i], true, nil
+	return d.NumRecords[i], d.Partitions[i], counted, true, nil
 }
 
 // SetDetails gives a snapshot built by hand (a test's) its details.

@@ -32,7 +32,7 @@ const (
 // TestAddedColumnsThroughMount: after a column is added, a file written
 // before (its stats count no nulls of it) is served with it, all nulls,
 // its size the filled file's from the first stat on (one footer read);
-// with a deletion vector too. A file written after is served as stored,
+// with a deletion vector too, and in changes/. A file written after is served as stored,
 // and so is every file before the column was added, and under the
 // physical layout. Stats from the JSON log and from a checkpoint alike.
 func TestAddedColumnsThroughMount(t *testing.T) {
@@ -101,6 +101,22 @@ func TestAddedColumnsThroughMount(t *testing.T) {
 					if err != nil || !bytes.Equal(b, want) {
 						t.Errorf("v%d: new.parquet is not served as stored (%v)", c.version, err)
 					}
+				}
+			}
+
+			// changes/2 re-added old.parquet with a deletion vector: both
+			// sides are filled, as the versions they are served as.
+			for part, rows := range map[string]int64{"added": 8, "removed": 10} {
+				data, err := os.ReadFile(filepath.Join(m.dir, "changes", "2", part, "old.parquet"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+				if err != nil {
+					t.Fatalf("changes/2/%s: %v", part, err)
+				}
+				if _, ok := f.Schema().Lookup("score"); !ok || f.NumRows() != rows {
+					t.Errorf("changes/2/%s/old.parquet: score %v, %d rows; want score, %d rows", part, ok, f.NumRows(), rows)
 				}
 			}
 

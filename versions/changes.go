@@ -27,6 +27,9 @@ type Changes struct {
 type Part struct {
 	Snap  *replay.Snapshot    // its files; Protocol and Metadata of the version they are served as
 	Parts []*replay.Partition // partition values, aligned with Snap.Files
+	// NullCounted are the columns the files' stats count nulls of,
+	// aligned with Snap.Files (layout.Of: which files lack columns).
+	NullCounted []*action.ColumnSet
 }
 
 // ErrNoCommit is returned by Changes for a version that is not a commit the
@@ -63,7 +66,7 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 			if err != nil {
 				return err
 			}
-			c.Added.add(f, a.Add.Partition(&in))
+			c.Added.add(f, a.Add.Partition(&in), a.Add.NullCounted())
 		case a.Remove != nil:
 			path, err := action.CleanPath(a.Remove.Path, t.root)
 			if err != nil {
@@ -75,7 +78,7 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 			if err != nil {
 				return err
 			}
-			c.CDC.add(action.File{Path: path, Size: a.CDC.Size}, in.InternMap(a.CDC.PartitionValues))
+			c.CDC.add(action.File{Path: path, Size: a.CDC.Size}, in.InternMap(a.CDC.PartitionValues), nil)
 		case a.CommitInfo != nil:
 			when, _ = ownTimestamp(a.CommitInfo)
 		}
@@ -106,11 +109,11 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 		if f == nil {
 			continue // not live before: the remove changed nothing
 		}
-		p, _, err := prev.PartitionOf(ctx, path)
+		_, p, counted, _, err := prev.DetailsOf(ctx, path)
 		if err != nil {
 			return nil, err
 		}
-		c.Removed.add(*f, p)
+		c.Removed.add(*f, p, counted)
 	}
 	return c, nil
 }
@@ -119,9 +122,10 @@ func emptyPart(of *replay.Snapshot) Part {
 	return Part{Snap: &replay.Snapshot{Version: of.Version, Protocol: of.Protocol, Metadata: of.Metadata}}
 }
 
-func (p *Part) add(f action.File, part *replay.Partition) {
+func (p *Part) add(f action.File, part *replay.Partition, counted *action.ColumnSet) {
 	p.Snap.Files = append(p.Snap.Files, f)
 	p.Parts = append(p.Parts, part)
+	p.NullCounted = append(p.NullCounted, counted)
 }
 
 // ownTimestamp is a commit's own timestamp: its in-commit timestamp, else
