@@ -144,6 +144,11 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.
 			if err == nil {
 				out[i], err = action.ParseAll(data)
 			}
+			for j := range out[i] {
+				if a := out[i][j].Add; a != nil {
+					a.NullCounted() // here, on every core
+				}
+			}
 			if err != nil {
 				errs[i] = fmt.Errorf("commit %d: %w", f.Version, err)
 			}

@@ -44,6 +44,9 @@ type Add struct {
 	// PartitionValues: the stats as their JSON string literal, the
 	// partition values as their JSON object.
 	statsRaw, partitionRaw []byte
+	// nullCounted caches NullCounted, once read (counted).
+	nullCounted *ColumnSet
+	counted     bool
 }
 
 // Remove is the remove action: a tombstone for a logical file.

@@ -218,12 +218,18 @@ func (a *Add) NumRecords() int64 {
 }
 
 // NullCounted is the set of columns the add's stats count nulls of
-// (NullCounted), or nil.
+// (NullCounted), or nil. It is read once: a replay reads it where commits
+// are decoded in parallel, and uses it where they are applied.
 func (a *Add) NullCounted() *ColumnSet {
-	if a.statsRaw == nil {
-		return NullCounted([]byte(a.Stats))
+	if !a.counted {
+		if a.statsRaw == nil {
+			a.nullCounted = NullCounted([]byte(a.Stats))
+		} else {
+			a.nullCounted = nullCountedQuoted(a.statsRaw)
+		}
+		a.counted = true
 	}
-	return nullCountedQuoted(a.statsRaw)
+	return a.nullCounted
 }
 
 // SortPartitionValues sorts values by column, the order Intern expects.
