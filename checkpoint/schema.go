@@ -13,9 +13,9 @@ import (
 type columns struct {
 	addPath, addSize, addModTime, addStats, addNumRecords *parquet.Column
 	addPartKey, addPartValue                              *parquet.Column
-	// addNullCounts are, where a checkpoint has parsed stats but no stats
-	// strings, a leaf of each column of stats_parsed.nullCount (named
-	// addNullCountNames): not null where the file's stats count it.
+	// addNullCounts are, where a checkpoint has parsed stats, a leaf of
+	// each column of stats_parsed.nullCount (named addNullCountNames):
+	// not null where the file's stats count it.
 	addNullCounts     []*parquet.Column
 	addNullCountNames [][]byte
 
@@ -53,13 +53,17 @@ func resolve(root *parquet.Column, details Detail) *columns {
 	c.addPath = leafAt(add, "path")
 	c.addSize = leafAt(add, "size")
 	c.addModTime = leafAt(add, "modificationTime")
-	// Checkpoints written with writeStatsAsStruct carry numRecords as a
-	// number too (and may have no stats strings); the strings say which
-	// columns the stats count nulls of.
+	// Checkpoints written with writeStatsAsStruct carry numRecords and
+	// the null counts parsed (and may have no stats strings): reading
+	// those spares decoding every stats string, most of the bytes.
 	if details == AllDetails {
-		c.addNumRecords = leafAt(child(add, "stats_parsed"), "numRecords")
-		if c.addStats = leafAt(add, "stats"); c.addStats == nil {
-			c.nullCountLeaves(child(child(add, "stats_parsed"), "nullCount"))
+		parsed := child(add, "stats_parsed")
+		c.addNumRecords = leafAt(parsed, "numRecords")
+		c.nullCountLeaves(child(parsed, "nullCount"))
+		if c.addNumRecords == nil || len(c.addNullCounts) == 0 {
+			if c.addStats = leafAt(add, "stats"); c.addStats != nil {
+				c.addNullCounts, c.addNullCountNames = nil, nil
+			}
 		}
 	}
 	if details.partitions() {

@@ -8,7 +8,8 @@ union_by_name, Polars. Without the fill, pyarrow and DuckDB drop the added colum
 DuckDB and Polars refuse) depending on which file comes first.
 
 The table is read at a version before its checkpoint (stats from the JSON log), at the
-checkpoint's (stats from the checkpoint) and after it (one more append in its tail).
+checkpoint's (stats from the checkpoint) and after it (one more append in its tail), with
+the checkpoint's stats as strings, parsed as well, or parsed only.
 """
 
 from __future__ import annotations
@@ -19,12 +20,22 @@ import os
 import pytest
 
 
-def _write_table(path: str) -> None:
+# How the checkpoint holds the stats: as strings (delta-rs's default), parsed as
+# well, or parsed only (as Databricks writes tables it creates).
+STATS = {
+    "json": {},
+    "json+parsed": {"delta.checkpoint.writeStatsAsStruct": "true"},
+    "parsed": {"delta.checkpoint.writeStatsAsStruct": "true", "delta.checkpoint.writeStatsAsJson": "false"},
+}
+
+
+def _write_table(path: str, stats: str) -> None:
     import pyarrow as pa
+    import pyarrow.parquet as pq
     from deltalake import DeltaTable, write_deltalake
 
     old = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", None]})
-    write_deltalake(path, old)
+    write_deltalake(path, old, configuration=STATS[stats] or None)
     info = pa.struct([("x", pa.int32()), ("y", pa.string())])
     new = pa.table({
         "id": pa.array([4, 5], pa.int64()),
@@ -38,14 +49,17 @@ def _write_table(path: str) -> None:
     write_deltalake(path, new, mode="append", schema_mode="merge")
     write_deltalake(path, new.set_column(0, "id", pa.array([6, 7], pa.int64())), mode="append")
     DeltaTable(path).create_checkpoint()
+    add = pq.read_schema(os.path.join(path, "_delta_log", "00000000000000000002.checkpoint.parquet")).field("add").type
+    fields = {add.field(i).name for i in range(add.num_fields)}
+    assert ("stats" in fields) == ("json" in stats) and ("stats_parsed" in fields) == ("parsed" in stats), fields
     write_deltalake(path, new.set_column(0, "id", pa.array([8, 9], pa.int64())), mode="append")
 
 
-@pytest.fixture(scope="module")
-def grown(tmp_path_factory) -> str:
+@pytest.fixture(scope="module", params=sorted(STATS))
+def grown(request, tmp_path_factory) -> str:
     pytest.importorskip("deltalake")
     path = str(tmp_path_factory.mktemp("grown") / "table")
-    _write_table(path)
+    _write_table(path, request.param)
     return path
 
 
