@@ -103,7 +103,8 @@ func (f *fakeTable) addVersion(t *testing.T, op string, files []fakeFile, reveal
 		})
 	}
 	slices.SortFunc(snap.Files, func(a, b replay.File) int { return strings.Compare(a.Path, b.Path) })
-	details := &replay.Details{NumRecords: make([]int64, len(snap.Files)), Partitions: make([]*replay.Partition, len(snap.Files))}
+	n := len(snap.Files)
+	details := &replay.Details{NumRecords: make([]int64, n), Partitions: make([]*replay.Partition, n), NullCounted: make([]*action.ColumnSet, n)}
 	for i, sf := range snap.Files {
 		for _, ff := range files {
 			if ff.path == sf.Path {

@@ -112,13 +112,11 @@ func (s *Snapshot) DetailsOf(ctx context.Context, path string) (numRecords int64
 	if err != nil {
 		return 0, nil, nil, false, err
 	}
-	if i < len(d.NullCounted) { // details set by hand may have none
-		counted = d.NullCounted[i]
-	}
-	return d.NumRecords[i], d.Partitions[i], counted, true, nil
+	return d.NumRecords[i], d.Partitions[i], d.NullCounted[i], true, nil
 }
 
-// SetDetails gives a snapshot built by hand (a test's) its details.
+// SetDetails gives a snapshot built by hand (a test's) its details, each
+// slice aligned with Files.
 func (s *Snapshot) SetDetails(d *Details) {
 	s.detailsMu.Lock()
 	defer s.detailsMu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
-	"unicode/utf8"
 )
 
 // ColumnSet is the set of top-level columns an add's stats count nulls
@@ -25,40 +24,43 @@ func (s *ColumnSet) Has(name string) bool { return slices.Contains(s.names, name
 func (s *ColumnSet) Names() []string { return slices.Clone(s.names) }
 
 // NullCounted returns the columns the nullCount object of an add's stats
-// JSON names, or nil when the stats have no such object (or are not JSON
-// this reader is sure of).
+// JSON names, or nil when the stats have no such object. It reads them as
+// encoding/json does: the commit scanner's (scan.go) where the names are
+// plain, encoding/json for anything it is unsure of.
 func NullCounted(stats []byte) *ColumnSet {
 	if set, ok := lastNullCount(stats); ok {
 		return set
 	}
-	sc := statsScan{b: stats}
-	if !sc.open('{') {
+	s := lineScanner{b: stats}
+	var set *ColumnSet
+	ok := s.object(func(key []byte) bool {
+		if string(key) != "nullCount" {
+			return s.skip(1)
+		}
+		set = nil // the last member of a name counts, as in encoding/json
+		if s.peek() != '{' {
+			return s.skip(1)
+		}
+		var names [64][]byte
+		keys, ok := s.objectKeys(names[:0])
+		if ok {
+			set = InternColumns(keys)
+		}
+		return ok
+	})
+	if s.ws(); ok && s.i == len(s.b) {
+		return set
+	}
+	var members map[string]json.RawMessage
+	var counts map[string]json.RawMessage
+	if json.Unmarshal(stats, &members) != nil || json.Unmarshal(members["nullCount"], &counts) != nil || counts == nil {
 		return nil
 	}
-	var set *ColumnSet
-	for !sc.close('}') {
-		key, ok := sc.key()
-		if !ok {
-			return nil
-		}
-		switch {
-		case key == "nullCount" && sc.peek() == '{':
-			var names [64][]byte
-			keys, ok := sc.objectKeys(names[:0])
-			if !ok {
-				return nil
-			}
-			set = InternColumns(keys)
-		case !sc.skipValue():
-			return nil
-		case key == "nullCount":
-			set = nil // the last member of a name counts, as in encoding/json
-		}
-		if !sc.comma('}') {
-			return nil
-		}
+	keys := make([][]byte, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, []byte(k))
 	}
-	return set
+	return InternColumns(keys)
 }
 
 // lastNullCount reads nullCount where writers put it, last: a member
@@ -69,167 +71,39 @@ func lastNullCount(stats []byte) (*ColumnSet, bool) {
 	i := bytes.LastIndex(stats, []byte(name))
 	if i < 0 {
 		// Without escapes no member can be named nullCount.
-		return nil, bytes.IndexByte(stats, '\\') < 0 && utf8.Valid(stats)
+		return nil, bytes.IndexByte(stats, '\\') < 0
 	}
 	if before := skipSpacesBack(stats, i-1); before < 0 || stats[before] != ',' && stats[before] != '{' {
 		return nil, false
 	}
-	sc := statsScan{b: stats, i: i + len(name)}
-	if !sc.open(':') || sc.peek() != '{' {
+	s := lineScanner{b: stats, i: i + len(name)}
+	if s.ws(); !s.byte(':') {
+		return nil, false
+	}
+	if s.ws(); s.peek() != '{' {
 		return nil, false
 	}
 	var names [64][]byte
-	keys, ok := sc.objectKeys(names[:0])
-	if !ok || !sc.close('}') || sc.peek() != 0 || sc.i != len(stats) {
+	keys, ok := s.objectKeys(names[:0])
+	if s.ws(); !ok || !s.byte('}') {
+		return nil, false
+	}
+	if s.ws(); s.i != len(s.b) {
 		return nil, false
 	}
 	return InternColumns(keys), true
 }
 
+// objectKeys scans an object, appending its members' names to keys.
+func (s *lineScanner) objectKeys(keys [][]byte) ([][]byte, bool) {
+	ok := s.object(func(key []byte) bool {
+		keys = append(keys, key)
+		return s.skip(2)
+	})
+	return keys, ok
+}
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// statsScan walks a JSON object's members without decoding the values it
-// skips. Any byte it does not expect ends the walk (ok false).
-type statsScan struct {
-	b []byte
-	i int
-}
-
-func (s *statsScan) peek() byte {
-	s.i = skipSpaces(s.b, s.i)
-	if s.i == len(s.b) {
-		return 0
-	}
-	return s.b[s.i]
-}
-
-// open consumes c (an opening bracket).
-func (s *statsScan) open(c byte) bool {
-	if s.peek() != c {
-		return false
-	}
-	s.i++
-	return true
-}
-
-// close consumes c (the closing bracket) when it comes next.
-func (s *statsScan) close(c byte) bool { return s.open(c) }
-
-// comma consumes the ',' between members, or sees end (not consumed).
-func (s *statsScan) comma(end byte) bool {
-	switch s.peek() {
-	case ',':
-		s.i++
-		return s.peek() == '"'
-	case end:
-		return true
-	}
-	return false
-}
-
-// key reads a member's name and its colon.
-func (s *statsScan) key() (string, bool) {
-	raw, ok := s.str()
-	if !ok || !s.open(':') {
-		return "", false
-	}
-	k, ok := decodeName(raw)
-	return string(k), ok
-}
-
-// decodeName returns a quoted member name without its quotes, decoded by
-// encoding/json where it has escapes or bytes that are not UTF-8.
-func decodeName(raw []byte) ([]byte, bool) {
-	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
-		return raw[1 : len(raw)-1], true
-	}
-	var k string
-	if json.Unmarshal(raw, &k) != nil {
-		return nil, false
-	}
-	return []byte(k), true
-}
-
-// str reads a string, quotes included.
-func (s *statsScan) str() ([]byte, bool) {
-	if s.peek() != '"' {
-		return nil, false
-	}
-	start := s.i
-	for s.i++; s.i < len(s.b); s.i++ {
-		switch s.b[s.i] {
-		case '\\':
-			s.i++
-		case '"':
-			s.i++
-			return s.b[start:s.i], true
-		}
-	}
-	return nil, false
-}
-
-// objectKeys reads an object, appending its members' names to keys.
-func (s *statsScan) objectKeys(keys [][]byte) ([][]byte, bool) {
-	s.open('{')
-	for !s.close('}') {
-		raw, ok := s.str()
-		if !ok || !s.open(':') || !s.skipValue() || !s.comma('}') {
-			return nil, false
-		}
-		k, ok := decodeName(raw)
-		if !ok {
-			return nil, false
-		}
-		keys = append(keys, k)
-	}
-	return keys, true
-}
-
-// skipValue passes over one value: a string, an object or array (strings
-// inside them skipped whole), or a literal.
-func (s *statsScan) skipValue() bool {
-	switch s.peek() {
-	case 0:
-		return false
-	case '"':
-		_, ok := s.str()
-		return ok
-	case '{', '[':
-		depth := 0
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case '"':
-				if _, ok := s.str(); !ok {
-					return false
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					s.i++
-					return true
-				}
-			}
-			s.i++
-		}
-		return false
-	}
-	start := s.i
-	for s.i < len(s.b) && !endsLiteral(s.b[s.i]) {
-		s.i++
-	}
-	return s.i > start
-}
-
-func endsLiteral(c byte) bool {
-	switch c {
-	case ',', '}', ']', ' ', '\t', '\r', '\n':
-		return true
-	}
-	return false
-}
 
 // columnSets interns ColumnSets by their names, each after its length. Past
 // maxColumnSets distinct sets (a log written under thousands of schemas)
@@ -280,25 +154,11 @@ func nullCountedQuoted(raw []byte) *ColumnSet {
 	if set, ok := lastNullCountQuoted(raw); ok {
 		return set
 	}
-	body := raw[1 : len(raw)-1]
-	var stack [1024]byte
-	buf := stack[:0]
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if c == '\\' {
-			if i+1 == len(body) || body[i+1] != '"' {
-				var stats string
-				if json.Unmarshal(raw, &stats) != nil {
-					return nil
-				}
-				return NullCounted([]byte(stats))
-			}
-			i++
-			c = '"'
-		}
-		buf = append(buf, c)
+	var stats string
+	if json.Unmarshal(raw, &stats) != nil {
+		return nil
 	}
-	return NullCounted(buf)
+	return NullCounted([]byte(stats))
 }
 
 // lastNullCountQuoted is lastNullCount of quoted stats whose nullCount

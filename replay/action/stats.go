@@ -52,7 +52,7 @@ func leadingCount(b []byte, key string) (int64, bool) {
 // skipSpaces returns the index of the first byte at or after i that is not
 // JSON white space.
 func skipSpaces(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
 	return i

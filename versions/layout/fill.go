@@ -26,23 +26,17 @@ import (
 // a version without a schema the files could be checked against (its
 // files are served as stored, as before columns were filled).
 func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, []string) {
-	fields, err := ParseSchema(md.SchemaString)
+	mode := mappingMode(md, p)
+	top, cols, err := logicalColumns(md, mode)
 	if err != nil {
 		return nil, nil
 	}
-	top := dataColumns(md, fields)
-	mode := mappingMode(md, p)
-	cols := columns(top, false)
-	if mode == "" {
-		unmapped(cols)
-	}
-	for i := range cols {
-		setFillTypes(&cols[i], top[i].Type)
-	}
 	counted := statsColumns(md, top)
 	var expected []string
-	for i, c := range cols {
-		if counted[i] && cols[i].Fillable() && (c.Kind == parquetview.LeafColumn || c.Kind == parquetview.StructColumn) {
+	for i := range cols {
+		c := &cols[i]
+		setFillTypes(c, top[i].Type)
+		if counted[i] && c.Fillable() && (c.Kind == parquetview.LeafColumn || c.Kind == parquetview.StructColumn) {
 			expected = append(expected, c.Physical)
 		}
 	}
@@ -71,16 +65,19 @@ func setFillTypes(c *parquetview.Column, t Type) {
 	}
 }
 
+// primitiveKinds are the parquetview kinds of Delta's primitives but
+// decimals.
+var primitiveKinds = map[string]parquetview.LeafKind{
+	"boolean": parquetview.BooleanType, "byte": parquetview.ByteType, "short": parquetview.ShortType,
+	"integer": parquetview.IntType, "long": parquetview.LongType, "float": parquetview.FloatType,
+	"double": parquetview.DoubleType, "string": parquetview.StringType, "binary": parquetview.BinaryType,
+	"date": parquetview.DateType, "timestamp": parquetview.TimestampType, "timestamp_ntz": parquetview.TimestampNTZType,
+}
+
 // fillType is the parquetview type of a Delta primitive; nil for one a
 // file cannot hold as nulls here (void, variant).
 func fillType(primitive string) *parquetview.LeafType {
-	kinds := map[string]parquetview.LeafKind{
-		"boolean": parquetview.BooleanType, "byte": parquetview.ByteType, "short": parquetview.ShortType,
-		"integer": parquetview.IntType, "long": parquetview.LongType, "float": parquetview.FloatType,
-		"double": parquetview.DoubleType, "string": parquetview.StringType, "binary": parquetview.BinaryType,
-		"date": parquetview.DateType, "timestamp": parquetview.TimestampType, "timestamp_ntz": parquetview.TimestampNTZType,
-	}
-	if k, ok := kinds[primitive]; ok {
+	if k, ok := primitiveKinds[primitive]; ok {
 		return &parquetview.LeafType{Kind: k}
 	}
 	if t := leafType(primitive); t != nil && t.Kind == parquetview.DecimalType {

@@ -49,17 +49,12 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 	if mode == "" && !hidden && !strings.Contains(md.SchemaString, "delta.typeChanges") {
 		return nil, false, nil
 	}
-	fields, err := ParseSchema(md.SchemaString)
+	top, cols, err := logicalColumns(md, mode)
 	if err != nil {
 		return nil, false, err
 	}
-	top := dataColumns(md, fields)
-	cols := columns(top, false)
 	if mode == "" && !hidden && !hasType(cols) {
 		return nil, false, nil // typeChanges only on partition columns
-	}
-	if mode == "" {
-		unmapped(cols)
 	}
 	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md)}
 	// In id mode the stored names are whatever the writer chose: only
@@ -69,16 +64,25 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 	return rn, mode != "id" && (mode == "" || notLonger(top)) && !hasType(cols), nil
 }
 
-// dataColumns are the fields of a schema the data files hold: all but the
-// partition columns.
-func dataColumns(md *action.Metadata, fields []Field) []Field {
+// logicalColumns are the fields of a version's schema the data files hold
+// (all but the partition columns) and the Rename's columns serving them
+// in the mapping mode.
+func logicalColumns(md *action.Metadata, mode string) ([]Field, []parquetview.Column, error) {
+	fields, err := ParseSchema(md.SchemaString)
+	if err != nil {
+		return nil, nil, err
+	}
 	var top []Field
 	for _, f := range fields {
-		if !IsPartitionColumn(md, f.Name) {
+		if !IsPartitionColumn(md, f.Name) { // partition values are not in the files
 			top = append(top, f)
 		}
 	}
-	return top
+	cols := columns(top, false)
+	if mode == "" {
+		unmapped(cols)
+	}
+	return top, cols, nil
 }
 
 // renameKey names the Rename of a schema in a mapping mode.
