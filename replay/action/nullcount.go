@@ -52,15 +52,34 @@ func NullCounted(stats []byte) *ColumnSet {
 		return set
 	}
 	var members map[string]json.RawMessage
-	var counts map[string]json.RawMessage
-	if json.Unmarshal(stats, &members) != nil || json.Unmarshal(members["nullCount"], &counts) != nil || counts == nil {
+	if json.Unmarshal(stats, &members) != nil {
 		return nil
 	}
-	keys := make([][]byte, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, []byte(k))
+	keys, ok := decodedKeys(members["nullCount"])
+	if !ok {
+		return nil
 	}
 	return InternColumns(keys)
+}
+
+// decodedKeys returns the names of an object's members in their order, as
+// the scanner does, decoded by encoding/json; ok is false for anything but
+// an object.
+func decodedKeys(object []byte) (keys [][]byte, ok bool) {
+	d := json.NewDecoder(bytes.NewReader(object))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	for d.More() {
+		t, err := d.Token()
+		name, isName := t.(string)
+		var value json.RawMessage
+		if err != nil || !isName || d.Decode(&value) != nil {
+			return nil, false
+		}
+		keys = append(keys, []byte(name))
+	}
+	return keys, true
 }
 
 // lastNullCount reads nullCount where writers put it, last: a member
