@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -48,7 +49,9 @@ func (c *versionChoice) check(fs *pflag.FlagSet, stderr io.Writer) error {
 }
 
 // snapshot opens the table at location and builds the chosen version.
-func (c *versionChoice) snapshot(ctx context.Context, location string) (*replay.Snapshot, error) {
+// The version an instant resolves to is told on stderr, apart from the
+// output a script reads.
+func (c *versionChoice) snapshot(ctx context.Context, location string, stderr io.Writer) (*replay.Snapshot, error) {
 	t, err := openTable(ctx, location)
 	if err != nil {
 		return nil, err
@@ -62,6 +65,7 @@ func (c *versionChoice) snapshot(ctx context.Context, location string) (*replay.
 		} else if !ok {
 			return nil, beforeFirst(ctx, t, "--at "+c.at)
 		}
+		fmt.Fprintf(stderr, "deltafs: --at %s is version %d\n", c.at, v)
 	case v < 0:
 		v = t.Latest()
 	}

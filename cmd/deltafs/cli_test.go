@@ -207,9 +207,10 @@ func TestSchema(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	// --at as ls has it: an instant after the last commit is latest.
-	code, out, _ = runCLI("schema", "--at", "2099-01-01", testdata(t, "delta-rs/data/simple_table"))
-	if code != 0 || !strings.HasPrefix(out, "# v4, column mapping: none\n") {
-		t.Errorf("schema --at 2099-01-01: exit %d:\n%s", code, out)
+	// The version it resolved to is told on stderr.
+	code, out, errOut = runCLI("schema", "--at", "2099-01-01", testdata(t, "delta-rs/data/simple_table"))
+	if code != 0 || !strings.HasPrefix(out, "# v4, column mapping: none\n") || errOut != "deltafs: --at 2099-01-01 is version 4\n" {
+		t.Errorf("schema --at 2099-01-01: exit %d, stderr %q:\n%s", code, errOut, out)
 	}
 	// A Databricks pipeline's first commit has a metaData action without a schema.
 	code, _, errOut = runCLI("schema", "--version", "0", testdata(t, "delta-rs/data/delta-live-table"))

@@ -99,7 +99,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := choice.check(fs, stderr); err != nil {
 		return err
 	}
-	snap, err := choice.snapshot(ctx, fs.Arg(0))
+	snap, err := choice.snapshot(ctx, fs.Arg(0), stderr)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := choice.check(fs, stderr); err != nil {
 		return err
 	}
-	snap, err := choice.snapshot(ctx, fs.Arg(0))
+	snap, err := choice.snapshot(ctx, fs.Arg(0), stderr)
 	if err != nil {
 		return err
 	}
