@@ -277,6 +277,7 @@ func TestFlagValuesRefused(t *testing.T) {
 		{[]string{"ls", "--at", "", table}, "--at: instant"},
 		{[]string{"schema", "--at", "2024-01-05", "--version", "1", table}, "--at and --version: one or the other"},
 		{[]string{"ls", "--json", "false", table}, "a yes/no flag takes its value after '='"},
+		{[]string{"diff", table, "-1", "2"}, "-1: versions are 0 or more"},
 	} {
 		code, _, errOut := runCLI(c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -28,6 +29,8 @@ func parseFlags(fs *pflag.FlagSet, args []string, positional string, least, most
 	case errors.Is(err, pflag.ErrHelp):
 		fmt.Fprintf(stdout, "Usage: deltafs %s [flags]\n%s", strings.TrimSpace(fs.Name()+" "+positional), fs.FlagUsages())
 		return errHelp
+	case err != nil && negativeNumber(err, args) != "":
+		return usageError(fs, stderr, "%s: versions are 0 or more", negativeNumber(err, args))
 	case err != nil:
 		return usageError(fs, stderr, "%v", err)
 	case most == 0 && fs.NArg() > 0:
@@ -46,4 +49,15 @@ func parseFlags(fs *pflag.FlagSet, args []string, positional string, least, most
 func usageError(fs *pflag.FlagSet, stderr io.Writer, format string, args ...any) error {
 	fmt.Fprintf(stderr, "deltafs %s: %s (deltafs %s --help)\n", fs.Name(), fmt.Sprintf(format, args...), fs.Name())
 	return errUsage
+}
+
+// negativeNumber is the argument like -1 that pflag took for a flag and
+// refused ("" if none): what was meant is a version before 0.
+func negativeNumber(err error, args []string) string {
+	for _, a := range args {
+		if _, convErr := strconv.ParseInt(a, 10, 64); convErr == nil && strings.HasPrefix(a, "-") && strings.HasSuffix(err.Error(), " in "+a) {
+			return a
+		}
+	}
+	return ""
 }
