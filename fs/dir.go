@@ -12,6 +12,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/deltafs/deltafs/versions/layout"
+	"github.com/deltafs/deltafs/versions/serve"
 )
 
 // dirNode is a directory inside a version: v/<N> itself (prefix "") or one
@@ -39,6 +40,9 @@ type dirNode struct {
 	// one is there, one name compared instead of a binary search's
 	// dozen or more, each a cache miss (the names lie scattered in memory).
 	next atomic.Int64
+	// sizedTo: the files before it have had their served sizes asked
+	// for ahead of their lookups (sizeAhead).
+	sizedTo atomic.Int64
 
 	listing keptListing
 }
@@ -109,6 +113,33 @@ func (d *dirNode) fileIndex(name string) int {
 	return d.lo + sort.Search(d.hi-d.lo, func(i int) bool { return at(d.lo+i) >= name })
 }
 
+// sizeAheadWindow is how many files past a listing's lookup have their
+// served sizes asked for ahead (serve.Files.SizeAhead); asked again when
+// fewer than half of them are left.
+const sizeAheadWindow = 32
+
+// sizeAhead asks for the served sizes of the directory's files from
+// from on, up to sizeAheadWindow of them, that were not asked for yet.
+// Files of subdirectories in that run are skipped: a listing of this one
+// does not look them up.
+func (d *dirNode) sizeAhead(from int) {
+	done := int(d.sizedTo.Load())
+	to := min(from+sizeAheadWindow, d.hi)
+	if done >= to || done >= from+sizeAheadWindow/2 || !d.sizedTo.CompareAndSwap(int64(done), int64(to)) {
+		return
+	}
+	var next []serve.Sized
+	for i := max(done, from); i < to; i++ {
+		e := &d.files[i]
+		if strings.IndexByte(e.Name[len(d.prefix):], '/') >= 0 {
+			continue
+		}
+		rename, sameSize := d.tree.lay.RenameOf(e)
+		next = append(next, serve.Sized{File: e.File, Rename: rename, SameSize: sameSize})
+	}
+	d.root.files.SizeAhead(next)
+}
+
 // search returns the first index in [from, to) whose path is >= target.
 func (d *dirNode) search(from, to int, target string) int {
 	return from + sort.Search(to-from, func(i int) bool { return d.files[from+i].Name >= target })
@@ -141,7 +172,9 @@ func (d *dirNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.A
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
 	i := d.fileIndex(name)
 	if i < d.hi && d.files[i].Name[len(d.prefix):] == name {
-		d.next.Store(int64(i + 1))
+		if d.next.Swap(int64(i+1)) == int64(i) && i > d.lo {
+			d.sizeAhead(i + 1) // the lookups of a listing, in its order
+		}
 		f := newFileNode(d.root, d.tree, &d.files[i])
 		if errno := f.prepare(ctx); errno != 0 {
 			return nil, errno

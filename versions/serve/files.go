@@ -55,6 +55,8 @@ type Files struct {
 	into    IntoStorage // st, reading blocks into the memory given
 	buffers *bufferPool // block buffers of read-ahead around the cache (Lease)
 
+	sizing chan struct{} // a token per view SizeAhead is building
+
 	ctx    context.Context // background loads end with it
 	cancel context.CancelFunc
 }
@@ -73,6 +75,7 @@ func New(ctx context.Context, st Storage, opts Options) *Files {
 
 		into:    intoOf(st),
 		buffers: &bufferPool{size: o.BlockSize},
+		sizing:  make(chan struct{}, sizeAheadWorkers),
 	}
 	f.views = newViews(st, o.ViewCacheBytes, parquetview.BuildOptions{SpillDir: o.SpillDir})
 	f.ctx, f.cancel = context.WithCancel(ctx)

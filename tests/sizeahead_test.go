@@ -1,0 +1,137 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// dvFolder writes a table of n small files, each with an inline deletion
+// vector from version 1 on, and returns their stored sizes by name.
+func dvFolder(tb testing.TB, dir string, n int) map[string]int64 {
+	tb.Helper()
+	gen := deltagen.New(dir)
+	features := []string{"deletionVectors"}
+	first := []action.Action{deltagen.Protocol(3, 7, features, features), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)}
+	var withDVs []action.Action
+	stored := map[string]int64{}
+	for i := range n {
+		add, err := gen.DataFileAdd(fmt.Sprintf("part-%04d.parquet", i), 10, 1, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		dv, err := deltagen.InlineDV([]uint64{uint64(i % 10)})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		f := add.Add
+		stored[f.Path] = f.Size
+		first = append(first, add)
+		withDVs = append(withDVs, deltagen.Remove(f.Path, 1), deltagen.AddFileDV(f.Path, f.Size, f.ModificationTime, nil, f.Stats, dv))
+	}
+	for _, c := range [][]action.Action{first, withDVs} {
+		if _, err := gen.Commit(c...); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return stored
+}
+
+// lsL lists a folder and stats every file in it, in the listing's order,
+// as ls -l does.
+func lsL(tb testing.TB, dir string) map[string]int64 {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sizes := map[string]int64{}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sizes[e.Name()] = info.Size()
+	}
+	return sizes
+}
+
+// TestListingSizesViewsAhead: the lookups of a listing come one after
+// another, and each file with a deletion vector needs its view's size,
+// a footer read away. ls -l of a folder of such files overlaps those
+// reads (a few round trips, not one per file) and reads no file more
+// than once; a lone stat asks for nothing ahead.
+func TestListingSizesViewsAhead(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	const files = 48
+	stored := dvFolder(t, dir, files)
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1}, blobstore.WithLatency(rtLatency))
+	version := filepath.Join(m.dir, "v", "1")
+	if _, err := os.Stat(version); err != nil { // the log read
+		t.Fatal(err)
+	}
+	before := m.store.Counts()
+	if _, err := os.Stat(filepath.Join(version, "part-0007.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if d := m.store.Counts().Sub(before); d.Gets != 1 {
+		t.Errorf("a lone stat made %d reads, want 1 (the small file whole)", d.Gets)
+	}
+
+	before = m.store.Counts()
+	served := lsL(t, version)
+	d := m.store.Counts().Sub(before)
+	t.Logf("ls -l of %d files: %d reads in %d round trips", len(served), d.Gets, d.Rounds)
+	if len(served) != files || d.Gets != files-1 {
+		t.Errorf("ls -l of %d files: %d reads, want one for each of the %d not stat'ed before", len(served), d.Gets, files-1)
+	}
+	if d.Rounds > d.Gets/3 {
+		t.Errorf("ls -l: %d reads in %d round trips, want them overlapped (at most a third as many round trips)", d.Gets, d.Rounds)
+	}
+	for name, size := range served {
+		if size >= stored[name] {
+			t.Errorf("%s: served size %d, stored %d: not filtered", name, size, stored[name])
+		}
+	}
+}
+
+// BenchmarkListingViews: ls -l of a new mount's folder of 400 files with
+// deletion vectors, on the local disk and with a store's latency added
+// before every request. Compare builds of fs/dir.go with and without its
+// sizeAhead call:
+//
+//	go test ./tests -run XXX -bench ListingViews -benchtime 3x
+func BenchmarkListingViews(b *testing.B) {
+	requireFUSE(b)
+	dir := b.TempDir()
+	dvFolder(b, dir, 400)
+	for _, latency := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond} {
+		b.Run(fmt.Sprintf("latency=%v", latency), func(b *testing.B) {
+			var rounds int64
+			for b.Loop() {
+				b.StopTimer()
+				m := mountLayout(b, dir, fs.Options{RefreshInterval: -1}, blobstore.WithLatency(latency))
+				version := filepath.Join(m.dir, "v", "1")
+				if _, err := os.Stat(version); err != nil {
+					b.Fatal(err)
+				}
+				before := m.store.Counts()
+				b.StartTimer()
+				lsL(b, version)
+				b.StopTimer()
+				rounds += m.store.Counts().Sub(before).Rounds
+				m.unmount()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(rounds)/float64(b.N), "roundtrips/op")
+		})
+	}
+}
