@@ -116,7 +116,7 @@ func (d *dirNode) fileIndex(name string) int {
 // sizeAheadWindow is how many files past a listing's lookup have their
 // served sizes asked for ahead (serve.Files.SizeAhead); asked again when
 // fewer than half of them are left.
-const sizeAheadWindow = 32
+const sizeAheadWindow = 64
 
 // sizeAhead asks for the served sizes of the directory's files from
 // from on, up to sizeAheadWindow of them, that were not asked for yet.

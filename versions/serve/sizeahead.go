@@ -16,7 +16,7 @@ type Sized struct {
 // sizeAheadWorkers is how many views SizeAhead builds at once: enough to
 // overlap the round trips of a remote store, few enough not to crowd
 // the reads a reader waits for.
-const sizeAheadWorkers = 8
+const sizeAheadWorkers = 16
 
 // SizeAhead learns in the background the served sizes of files about to
 // be looked up. A listing (READDIRPLUS, ls -l) stats its files one after
