@@ -48,7 +48,7 @@ var objectStoreTables = []string{
 
 // uploadTable copies every file of a local table folder to st, keys
 // relative to the folder.
-func uploadTable(t *testing.T, st *blobstore.Store, dir string) int {
+func uploadTable(t testing.TB, st *blobstore.Store, dir string) int {
 	t.Helper()
 	var keys []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -91,7 +91,7 @@ func uploadTable(t *testing.T, st *blobstore.Store, dir string) int {
 }
 
 // openAt opens a location and closes it when the test ends.
-func openAt(t *testing.T, location string) *blobstore.Store {
+func openAt(t testing.TB, location string) *blobstore.Store {
 	t.Helper()
 	st, err := blobstore.Open(context.Background(), location)
 	if err != nil {

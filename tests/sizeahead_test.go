@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/deltafs/deltafs/fs"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/tests/servers"
 )
 
 // dvFolder writes a table of n small files, each with an inline deletion
@@ -104,34 +106,42 @@ func TestListingSizesViewsAhead(t *testing.T) {
 }
 
 // BenchmarkListingViews: ls -l of a new mount's folder of 400 files with
-// deletion vectors, on the local disk and with a store's latency added
-// before every request. Compare builds of fs/dir.go with and without its
-// sizeAhead call:
+// deletion vectors, on the local disk and on versitygw, each as it is
+// and with a latency added before every request. Compare builds of
+// fs/dir.go with and without its sizeAhead call:
 //
 //	go test ./tests -run XXX -bench ListingViews -benchtime 3x
 func BenchmarkListingViews(b *testing.B) {
 	requireFUSE(b)
 	dir := b.TempDir()
 	dvFolder(b, dir, 400)
-	for _, latency := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond} {
-		b.Run(fmt.Sprintf("latency=%v", latency), func(b *testing.B) {
-			var rounds int64
-			for b.Loop() {
-				b.StopTimer()
-				m := mountLayout(b, dir, fs.Options{RefreshInterval: -1}, blobstore.WithLatency(latency))
-				version := filepath.Join(m.dir, "v", "1")
-				if _, err := os.Stat(version); err != nil {
-					b.Fatal(err)
-				}
-				before := m.store.Counts()
-				b.StartTimer()
-				lsL(b, version)
-				b.StopTimer()
-				rounds += m.store.Counts().Sub(before).Rounds
-				m.unmount()
-				b.StartTimer()
+	s3 := servers.Start(b, servers.VersityGW).Location("listing-views")
+	uploadTable(b, openAt(b, s3), dir)
+	for _, location := range []string{dir, s3} {
+		for _, latency := range []time.Duration{0, 20 * time.Millisecond} {
+			name := fmt.Sprintf("store=%s/latency=%v", strings.SplitN(location, ":", 2)[0], latency)
+			if location == dir {
+				name = fmt.Sprintf("store=disk/latency=%v", latency)
 			}
-			b.ReportMetric(float64(rounds)/float64(b.N), "roundtrips/op")
-		})
+			b.Run(name, func(b *testing.B) {
+				var rounds int64
+				for b.Loop() {
+					b.StopTimer()
+					m := mountLayout(b, location, fs.Options{RefreshInterval: -1}, blobstore.WithLatency(latency))
+					version := filepath.Join(m.dir, "v", "1")
+					if _, err := os.Stat(version); err != nil {
+						b.Fatal(err)
+					}
+					before := m.store.Counts()
+					b.StartTimer()
+					lsL(b, version)
+					b.StopTimer()
+					rounds += m.store.Counts().Sub(before).Rounds
+					m.unmount()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(rounds)/float64(b.N), "roundtrips/op")
+			})
+		}
 	}
 }
