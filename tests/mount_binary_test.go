@@ -19,7 +19,7 @@ import (
 
 // deltafsBin is the built CLI: $DELTAFS_BIN, else ../bin/deltafs. The test
 // skips, loudly, when it is absent.
-func deltafsBin(t *testing.T) string {
+func deltafsBin(t testing.TB) string {
 	t.Helper()
 	p := os.Getenv("DELTAFS_BIN")
 	if p == "" {

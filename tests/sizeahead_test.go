@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,6 +105,29 @@ func TestListingSizesViewsAhead(t *testing.T) {
 			t.Errorf("%s: served size %d, stored %d: not filtered", name, size, stored[name])
 		}
 	}
+
+	// deltafs ls --json reads the sizes ahead the same way: they are the
+	// mount's.
+	out, err := exec.Command(deltafsBin(t), "ls", "--json", dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, line := range lines {
+		var e struct {
+			Path       string `json:"path"`
+			ServedSize *int64 `json:"servedSize"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.ServedSize == nil || *e.ServedSize != served[e.Path] {
+			t.Errorf("ls --json %s: servedSize %v, mount size %d", e.Path, e.ServedSize, served[e.Path])
+		}
+	}
+	if len(lines) != files {
+		t.Errorf("ls --json: %d lines, want %d", len(lines), files)
+	}
 }
 
 // BenchmarkListingViews: ls -l of a new mount's folder of 400 files with
@@ -143,5 +168,21 @@ func BenchmarkListingViews(b *testing.B) {
 				b.ReportMetric(float64(rounds)/float64(b.N), "roundtrips/op")
 			})
 		}
+	}
+	// deltafs ls --json, which reads the same sizes (no latency added:
+	// the CLI has no such flag). The server's settings are in this
+	// process's environment, which the command inherits.
+	for _, location := range []string{dir, s3} {
+		store := strings.SplitN(location, ":", 2)[0]
+		if location == dir {
+			store = "disk"
+		}
+		b.Run("ls-json/store="+store, func(b *testing.B) {
+			for b.Loop() {
+				if out, err := exec.Command(deltafsBin(b), "ls", "--json", location).Output(); err != nil || strings.Count(string(out), "servedSize") != 400 {
+					b.Fatalf("%v: %d served sizes", err, strings.Count(string(out), "servedSize"))
+				}
+			}
+		})
 	}
 }

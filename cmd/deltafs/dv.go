@@ -2,53 +2,57 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 
 	"github.com/deltafs/deltafs/blobstore"
-	"github.com/deltafs/deltafs/dvfilter/parquetview"
-	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions/serve"
 )
 
 // servedSizes computes what a mount serves for files that are views
-// (deletion vectors, renamed columns): the same serve.Files a mount reads
-// through, over the table's store.
+// (deletion vectors, renamed or filled columns), with the same
+// serve.Files a mount reads through, over the table's store. The sizes
+// are asked for in the order ls prints them, and read ahead as a
+// mount's listing reads them.
 type servedSizes struct {
 	st    *blobstore.Store
 	files *serve.Files
+	order []serve.Sized // the files whose size is asked for, in order
+	next  int           // the index in order of the next size asked for
+	ahead int           // order[:ahead] have been asked for ahead
 }
 
-func newServedSizes(ctx context.Context, location string) (*servedSizes, error) {
+// sizesAhead is how many sizes past the one asked for are read ahead.
+const sizesAhead = 64
+
+// newServedSizes opens the table at location for the sizes of files, in
+// that order; nil when there are none.
+func newServedSizes(ctx context.Context, location string, files []serve.Sized) (*servedSizes, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
 	st, err := blobstore.Open(ctx, location)
 	if err != nil {
 		return nil, err
 	}
-	return &servedSizes{st: st, files: serve.New(ctx, serve.StoreStorage{Store: st}, serve.Options{SpillDir: os.TempDir()})}, nil
+	s := &servedSizes{st: st, order: files, files: serve.New(ctx, serve.StoreStorage{Store: st}, serve.Options{SpillDir: os.TempDir()})}
+	return s, nil
 }
 
 func (s *servedSizes) Close() {
-	s.files.Close()
-	s.st.Close()
+	if s != nil {
+		s.files.Close()
+		s.st.Close()
+	}
 }
 
-// servedSize returns the served size of f, whose columns rn renames, for
-// `ls --json`, opening *s on first use. A file that cannot be served gets
-// no size and a line on stderr; only a failure to open the table is an
-// error.
-func servedSize(ctx context.Context, s **servedSizes, location string, f *action.File, rn *parquetview.Rename, stderr io.Writer) (*int64, error) {
-	if *s == nil {
-		ss, err := newServedSizes(ctx, location)
-		if err != nil {
-			return nil, err
-		}
-		*s = ss
+// nextSize returns the served size of the next file of the order.
+func (s *servedSizes) nextSize(ctx context.Context) (int64, error) {
+	if s.ahead < s.next+sizesAhead/2 {
+		to := min(s.next+1+sizesAhead, len(s.order))
+		s.files.SizeAhead(s.order[min(max(s.ahead, s.next+1), to):to])
+		s.ahead = to
 	}
-	n, err := (*s).files.ServedSize(ctx, f, rn, false)
-	if err != nil {
-		fmt.Fprintf(stderr, "deltafs ls: %s: no servedSize: %v\n", f.Path, err)
-		return nil, nil
-	}
-	return &n, nil
+	f := s.order[s.next]
+	s.next++
+	return s.files.ServedSize(ctx, f.File, f.Rename, f.SameSize)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/deltafs/deltafs/versions/layout"
+	"github.com/deltafs/deltafs/versions/serve"
 	"github.com/spf13/pflag"
 )
 
@@ -115,28 +116,41 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The files whose served size is not their stored one, in order.
+	sizedOf := func(f *replay.File) (serve.Sized, bool) {
+		rename, sameSize := lay.Rename, lay.SameSize
+		if entry := entries[f]; entry != nil {
+			rename, sameSize = lay.RenameOf(entry)
+		}
+		return serve.Sized{File: f, Rename: rename, SameSize: sameSize}, f.DV != nil || (rename != nil && !sameSize)
+	}
+	var resized []serve.Sized
+	for _, i := range order {
+		if s, ok := sizedOf(&snap.Files[i]); ok {
+			resized = append(resized, s)
+		}
+	}
+	served, err := newServedSizes(ctx, fs.Arg(0), resized)
+	if err != nil {
+		return err
+	}
+	defer served.Close()
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	var served *servedSizes // opened on the first file with a deletion vector
-	defer func() {
-		if served != nil {
-			served.Close()
-		}
-	}()
 	for _, i := range order {
 		f := &snap.Files[i]
 		e := lsEntry{ServedPath: servedPath(entries, f), Path: f.Path, Size: f.Size, ModificationTime: f.ModTime, PartitionValues: details.Partitions[i].Map(), DeletedRows: f.DeletedRows()}
 		if n := details.NumRecords[i]; n >= 0 {
 			e.NumRecords = &n
 		}
-		rename, sameSize := lay.Rename, lay.SameSize
-		if entry := entries[f]; entry != nil {
-			rename, sameSize = lay.RenameOf(entry)
-		}
-		if f.DV != nil || (rename != nil && !sameSize) {
-			if e.ServedSize, err = servedSize(ctx, &served, fs.Arg(0), f, rename, stderr); err != nil {
-				return err
+		if _, ok := sizedOf(f); ok {
+			// A file that cannot be served gets no size and a line on
+			// stderr.
+			if n, err := served.nextSize(ctx); err != nil {
+				fmt.Fprintf(stderr, "deltafs ls: %s: no servedSize: %v\n", f.Path, err)
+			} else {
+				e.ServedSize = &n
 			}
 		}
 		if err := enc.Encode(e); err != nil {
