@@ -45,6 +45,19 @@ type Column struct {
 	Fill *LeafType
 }
 
+// Widens says whether the Rename converts a column to a wider type:
+// its views then re-encode the row groups of files storing the narrower.
+func (rn *Rename) Widens() bool { return rn != nil && widens(rn.Columns) }
+
+func widens(cols []Column) bool {
+	for i := range cols {
+		if cols[i].Type != nil || widens(cols[i].Children) {
+			return true
+		}
+	}
+	return false
+}
+
 // ColumnKind is the shape of a Column.
 type ColumnKind int
 

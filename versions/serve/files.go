@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"sync"
 
 	"github.com/deltafs/deltafs/cache"
 	"github.com/deltafs/deltafs/dvfilter/parquetview"
@@ -55,7 +56,8 @@ type Files struct {
 	into    IntoStorage // st, reading blocks into the memory given
 	buffers *bufferPool // block buffers of read-ahead around the cache (Lease)
 
-	sizing chan struct{} // a token per view SizeAhead is building
+	sizing   chan struct{} // the tokens of the views SizeAhead is building
+	sizingMu sync.Mutex    // held to take tokens
 
 	ctx    context.Context // background loads end with it
 	cancel context.CancelFunc
@@ -75,7 +77,7 @@ func New(ctx context.Context, st Storage, opts Options) *Files {
 
 		into:    intoOf(st),
 		buffers: &bufferPool{size: o.BlockSize},
-		sizing:  make(chan struct{}, sizeAheadWorkers),
+		sizing:  make(chan struct{}, sizeAheadTokens),
 	}
 	f.views = newViews(st, o.ViewCacheBytes, parquetview.BuildOptions{SpillDir: o.SpillDir})
 	f.ctx, f.cancel = context.WithCancel(ctx)
