@@ -242,7 +242,7 @@ func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
 		n.root.logf("v%d/%s: the log gives size %d for %s", n.version, n.name, n.f.Size, n.f.Path)
 		return syscall.EIO
 	}
-	size, err := n.root.files.ServedSize(ctx, n.f, n.rename, n.sameSize)
+	size, err := n.root.files.ServedSize(ctx, serve.Sized{File: n.f, Rename: n.rename, SameSize: n.sameSize})
 	if err != nil {
 		return n.viewFailed(err)
 	}

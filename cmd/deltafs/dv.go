@@ -54,5 +54,5 @@ func (s *servedSizes) nextSize(ctx context.Context) (int64, error) {
 	}
 	f := s.order[s.next]
 	s.next++
-	return s.files.ServedSize(ctx, f.File, f.Rename, f.SameSize)
+	return s.files.ServedSize(ctx, f)
 }

@@ -116,17 +116,16 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The files whose served size is not their stored one, in order.
-	sizedOf := func(f *replay.File) (serve.Sized, bool) {
+	sizedOf := func(f *replay.File) serve.Sized {
 		rename, sameSize := lay.Rename, lay.SameSize
 		if entry := entries[f]; entry != nil {
 			rename, sameSize = lay.RenameOf(entry)
 		}
-		return serve.Sized{File: f, Rename: rename, SameSize: sameSize}, f.DV != nil || (rename != nil && !sameSize)
+		return serve.Sized{File: f, Rename: rename, SameSize: sameSize}
 	}
-	var resized []serve.Sized
+	var resized []serve.Sized // the files whose served size is not the stored one, in order
 	for _, i := range order {
-		if s, ok := sizedOf(&snap.Files[i]); ok {
+		if s := sizedOf(&snap.Files[i]); !s.KeepsSize() {
 			resized = append(resized, s)
 		}
 	}
@@ -144,7 +143,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if n := details.NumRecords[i]; n >= 0 {
 			e.NumRecords = &n
 		}
-		if _, ok := sizedOf(f); ok {
+		if !sizedOf(f).KeepsSize() {
 			// A file that cannot be served gets no size and a line on
 			// stderr.
 			if n, err := served.nextSize(ctx); err != nil {

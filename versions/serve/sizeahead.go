@@ -1,18 +1,5 @@
 package serve
 
-import (
-	"github.com/deltafs/deltafs/dvfilter/parquetview"
-	"github.com/deltafs/deltafs/replay"
-)
-
-// Sized is a file as ServedSize takes it: with the Rename it is served
-// with, and whether that keeps its stored size.
-type Sized struct {
-	File     *replay.File
-	Rename   *parquetview.Rename
-	SameSize bool
-}
-
 // sizeAheadTokens bounds what SizeAhead builds at once: a view that
 // reads only a footer takes one token, so that many footer reads
 // overlap the round trips of a remote store; one that re-encodes row
@@ -34,10 +21,7 @@ const (
 func (fs *Files) SizeAhead(files []Sized) {
 	var todo []Sized
 	for _, s := range files {
-		if !NeedsView(s.File, s.Rename) || (s.File.DV == nil && s.SameSize) {
-			continue
-		}
-		if _, ok := fs.sizes.Get(viewKey(s.File, s.Rename)); !ok {
+		if _, ok := fs.sizes.Get(viewKey(s.File, s.Rename)); !ok && !s.KeepsSize() {
 			todo = append(todo, s)
 		}
 	}
@@ -52,7 +36,7 @@ func (fs *Files) SizeAhead(files []Sized) {
 			}
 			go func() {
 				defer fs.putSizing(tokens)
-				_, _ = fs.ServedSize(fs.ctx, s.File, s.Rename, s.SameSize)
+				_, _ = fs.ServedSize(fs.ctx, s)
 			}()
 		}
 	}()

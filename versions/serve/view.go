@@ -40,17 +40,30 @@ func (fs *Files) stored(f *replay.File) parquetview.RangeReader {
 	})
 }
 
-// ServedSize is the size f is served with: its stored size, or its view's.
-// A view that keeps the stored size (sameSize: only renamed, footer
-// padded) needs no build; another is built unless its size is cached.
-func (fs *Files) ServedSize(ctx context.Context, f *replay.File, rn *parquetview.Rename, sameSize bool) (int64, error) {
-	if !NeedsView(f, rn) || (f.DV == nil && sameSize) {
-		return max(f.Size, 0), nil
+// Sized is a file as ServedSize takes it: with the Rename it is served
+// with, and whether that keeps its stored size.
+type Sized struct {
+	File     *replay.File
+	Rename   *parquetview.Rename
+	SameSize bool
+}
+
+// KeepsSize says whether the file is served with its stored size, known
+// without building a view: it is served as stored, or only renamed with
+// its footer padded.
+func (s Sized) KeepsSize() bool { return s.File.DV == nil && (s.Rename == nil || s.SameSize) }
+
+// ServedSize is the size a file is served with: its stored size, or its
+// view's. A view that keeps the stored size needs no build; another is
+// built unless its size is cached.
+func (fs *Files) ServedSize(ctx context.Context, s Sized) (int64, error) {
+	if s.KeepsSize() {
+		return max(s.File.Size, 0), nil
 	}
-	if size, ok := fs.sizes.Get(viewKey(f, rn)); ok {
+	if size, ok := fs.sizes.Get(viewKey(s.File, s.Rename)); ok {
 		return size, nil
 	}
-	v, err := fs.View(ctx, f, rn)
+	v, err := fs.View(ctx, s.File, s.Rename)
 	if err != nil {
 		return 0, err
 	}
