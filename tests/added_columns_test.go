@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -126,6 +127,49 @@ func TestAddedColumnsThroughMount(t *testing.T) {
 				t.Errorf("physical layout: old.parquet is not served as stored (%v)", err)
 			}
 		})
+	}
+}
+
+type withTags struct {
+	ID   int64   `parquet:"id"`
+	Name string  `parquet:"name"`
+	Tags []int32 `parquet:"tags,list,optional"`
+}
+
+// TestAddedArrayColumnThroughMount: Spark counts the nulls of an array
+// column, delta-rs does not. A table that added one, whose newer files'
+// stats count it (Spark), serves the older file with it, all nulls:
+// pyarrow and DuckDB read the folder with the column and every row.
+func TestAddedArrayColumnThroughMount(t *testing.T) {
+	requireFUSE(t)
+	py := pythonOrSkip(t)
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	const after = `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"name","type":"string","nullable":true,"metadata":{}},` +
+		`{"name":"tags","type":{"type":"array","elementType":"integer","containsNull":true},"nullable":true,"metadata":{}}]}`
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaBefore, nil, nil),
+		writeRows(t, dir, "a-old.parquet", []beforeScore{{ID: 1, Name: "a"}, {ID: 2, Name: "b"}}, `{"numRecords":2,"nullCount":{"id":0,"name":0}}`))
+	mustCommit(t, gen, deltagen.Metadata(after, nil, nil),
+		writeRows(t, dir, "b-new.parquet", []withTags{{ID: 3, Name: "c", Tags: []int32{7, 8}}}, `{"numRecords":1,"nullCount":{"id":0,"name":0,"tags":0}}`))
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	latest := filepath.Join(m.dir, "v", "1")
+	data, err := os.ReadFile(filepath.Join(latest, "a-old.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := parquet.Read[withTags](bytes.NewReader(data), int64(len(data)))
+	if err != nil || len(rows) != 2 || rows[0].Tags != nil || rows[1].Name != "b" {
+		t.Errorf("a-old.parquet: rows %+v, %v; want 2 with tags null", rows, err)
+	}
+	script := `import sys, duckdb, pyarrow.dataset as ds
+t = ds.dataset(sys.argv[1], format="parquet").to_table().sort_by("id")
+print(t.schema.names, t.column("tags").to_pylist())
+print(duckdb.sql(f"select count(*), count(tags) from read_parquet('{sys.argv[1]}/*.parquet')").fetchall())
+`
+	out, err := exec.Command(py, "-c", script, latest).CombinedOutput()
+	want := "['id', 'name', 'tags'] [None, None, [7, 8]]\n[(3, 1)]\n"
+	if err != nil || string(out) != want {
+		t.Errorf("pyarrow and DuckDB read:\n%s(%v)\nwant:\n%s", out, err, want)
 	}
 }
 

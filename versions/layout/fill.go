@@ -21,30 +21,48 @@ import (
 
 // fillOf returns the Rename that serves a version's files lacking columns
 // (the version's names, types and hidden columns, FillMissing), and the
-// top-level columns, by stored name, whose absence from a file's
-// nullCount says it lacks them; nil when no column can be filled, as for
-// a version without a schema the files could be checked against (its
-// files are served as stored, as before columns were filled).
-func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, []string) {
+// rule that tells them by their stats; nil when no column can be filled,
+// as for a version without a schema the files could be checked against
+// (its files are served as stored, as before columns were filled).
+func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillRule) {
 	mode := mappingMode(md, p)
 	top, cols, err := logicalColumns(md, mode)
 	if err != nil {
-		return nil, nil
+		return nil, fillRule{}
 	}
 	counted := statsColumns(md, top)
-	var expected []string
+	var rule fillRule
 	for i := range cols {
 		c := &cols[i]
 		setFillTypes(c, top[i].Type)
-		if counted[i] && c.Fillable() && (c.Kind == parquetview.LeafColumn || c.Kind == parquetview.StructColumn) {
-			expected = append(expected, c.Physical)
+		if !counted[i] || !c.Fillable() {
+			continue
+		}
+		switch c.Kind {
+		case parquetview.LeafColumn, parquetview.StructColumn:
+			rule.counted = append(rule.counted, c.Physical)
+		default:
+			rule.countedBySome = append(rule.countedBySome, c.Physical)
 		}
 	}
-	if len(expected) == 0 {
-		return nil, nil
+	if len(rule.counted)+len(rule.countedBySome) == 0 {
+		return nil, fillRule{}
 	}
 	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md) + "+fill", FillMissing: true}
-	return rn, expected
+	return rn, rule
+}
+
+// fillRule tells the files lacking columns by the top-level columns, by
+// stored name, whose nulls their stats count.
+type fillRule struct {
+	// counted are the leaf and struct columns the table collects stats
+	// for: a file whose nullCount lacks one was written without it.
+	counted []string
+	// countedBySome are its array and map columns. Spark counts their
+	// nulls, delta-rs does not: they are counted too where some file's
+	// stats count one of them. A file whose stats were written without
+	// them then costs a footer read, and is served as stored.
+	countedBySome []string
 }
 
 // setFillTypes gives the leaves of c (of type t) the types a missing
@@ -139,9 +157,13 @@ func leafCount(t Type) int {
 	return n
 }
 
-// lacksColumns says whether file i's stats lack one of the expected
-// columns: judged once per set of columns, which files share.
-func lacksColumns(counted []*action.ColumnSet, expected []string) func(i int) bool {
+// lacksColumns says whether file i's stats show that it lacks a column
+// (rule): judged once per set of columns, which files share.
+func lacksColumns(counted []*action.ColumnSet, rule fillRule) func(i int) bool {
+	expected := rule.counted
+	if countsSome(counted, rule.countedBySome) {
+		expected = append(slices.Clip(expected), rule.countedBySome...)
+	}
 	judged := map[*action.ColumnSet]bool{}
 	return func(i int) bool {
 		set := counted[i]
@@ -155,4 +177,23 @@ func lacksColumns(counted []*action.ColumnSet, expected []string) func(i int) bo
 		}
 		return lacks
 	}
+}
+
+// countsSome says whether some file's stats count the nulls of one of
+// the columns.
+func countsSome(counted []*action.ColumnSet, columns []string) bool {
+	if len(columns) == 0 {
+		return false
+	}
+	var last *action.ColumnSet
+	for _, set := range counted {
+		if set == nil || set == last {
+			continue // files written together share their set
+		}
+		last = set
+		if slices.ContainsFunc(columns, set.Has) {
+			return true
+		}
+	}
+	return false
 }

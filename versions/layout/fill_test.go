@@ -10,14 +10,20 @@ import (
 )
 
 // schemaOf writes a schemaString of top-level fields given as name:type
-// (primitive types, or "struct" for a struct of one int x).
+// (primitive types; "struct" for a struct of one int x, "array" for an
+// array of ints, "map" for a map of strings to ints).
 func schemaOf(fields ...string) string {
 	var out []string
 	for _, f := range fields {
 		name, typ, _ := strings.Cut(f, ":")
 		t := `"` + typ + `"`
-		if typ == "struct" {
+		switch typ {
+		case "struct":
 			t = `{"type":"struct","fields":[{"name":"x","type":"integer","nullable":true,"metadata":{}}]}`
+		case "array":
+			t = `{"type":"array","elementType":"integer","containsNull":true}`
+		case "map":
+			t = `{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true}`
 		}
 		out = append(out, fmt.Sprintf(`{"name":%q,"type":%s,"nullable":true,"metadata":{}}`, name, t))
 	}
@@ -35,14 +41,16 @@ func TestFillOf(t *testing.T) {
 		name   string
 		fields []string
 		conf   map[string]string
-		want   string // expected columns; "": no fill
+		want   string // columns counted, then those counted by some; "": no fill
 	}{
-		{"every kind", []string{"p:string", "id:long", "s:struct", "v:variant", "d:decimal(10,2)", "void:void"}, nil, "[id s d]"},
-		{"the first 32 leaves", many, nil, "[c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31]"},
-		{"the first 2", many, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[c0 c1]"},
-		{"all", many[:4], map[string]string{"delta.dataSkippingNumIndexedCols": "-1"}, "[c0 c1 c2]"},
+		{"every kind", []string{"p:string", "id:long", "s:struct", "v:variant", "d:decimal(10,2)", "void:void", "a:array", "m:map"}, nil, "[id s d] [a m]"},
+		{"the first 32 leaves", many, nil, "[c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31] []"},
+		{"the first 2", many, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[c0 c1] []"},
+		{"an array counts one", []string{"p:string", "a:array", "id:long", "x:long"}, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[id] [a]"},
+		{"only arrays", []string{"p:string", "a:array"}, nil, "[] [a]"},
+		{"all", many[:4], map[string]string{"delta.dataSkippingNumIndexedCols": "-1"}, "[c0 c1 c2] []"},
 		{"none", many, map[string]string{"delta.dataSkippingNumIndexedCols": "0"}, ""},
-		{"named", many, map[string]string{"delta.dataSkippingStatsColumns": "C3, `c5`.x,c7.y"}, "[c3 c5 c7]"},
+		{"named", many, map[string]string{"delta.dataSkippingStatsColumns": "C3, `c5`.x,c7.y"}, "[c3 c5 c7] []"},
 		{"only what cannot be filled", []string{"v:variant"}, nil, ""},
 		{"no schema", nil, nil, ""},
 	} {
@@ -50,10 +58,10 @@ func TestFillOf(t *testing.T) {
 		if c.fields != nil {
 			md.SchemaString = schemaOf(c.fields...)
 		}
-		rn, expected := fillOf(md, &action.Protocol{MinReaderVersion: 1, MinWriterVersion: 2})
+		rn, rule := fillOf(md, &action.Protocol{MinReaderVersion: 1, MinWriterVersion: 2})
 		got := ""
 		if rn != nil {
-			got = fmt.Sprint(expected)
+			got = fmt.Sprint(rule.counted, rule.countedBySome)
 			if !rn.FillMissing || len(rn.Columns) != len(c.fields)-1 {
 				t.Errorf("%s: Rename %+v", c.name, rn)
 			}
@@ -71,9 +79,9 @@ func TestFillOfMappedColumns(t *testing.T) {
 		`"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"col-1"}},` +
 		`{"name":"score","type":"double","nullable":true,"metadata":{"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"col-2"}}]}`
 	md := &action.Metadata{SchemaString: mapped, Configuration: map[string]string{"delta.columnMapping.mode": "id"}}
-	rn, expected := fillOf(md, &action.Protocol{MinReaderVersion: 2, MinWriterVersion: 5})
-	if rn == nil || fmt.Sprint(expected) != "[col-1 col-2]" || !rn.ByID || rn.Columns[1].Name != "score" || rn.Columns[1].ID != 2 {
-		t.Errorf("fill %+v, expected %v", rn, expected)
+	rn, rule := fillOf(md, &action.Protocol{MinReaderVersion: 2, MinWriterVersion: 5})
+	if rn == nil || fmt.Sprint(rule.counted) != "[col-1 col-2]" || !rn.ByID || rn.Columns[1].Name != "score" || rn.Columns[1].ID != 2 {
+		t.Errorf("fill %+v, counted %v", rn, rule.counted)
 	}
 }
 
@@ -113,6 +121,36 @@ func TestEntriesLackingColumns(t *testing.T) {
 	v, err = Of(snap, nil, counted, true)
 	if err != nil || v.Fill != nil || v.Entries[0].Fill || v.Entries[2].Fill {
 		t.Errorf("physical layout: fill %v, entries %+v, %v", v.Fill, v.Entries, err)
+	}
+}
+
+// TestEntriesLackingArrayColumns: an array column's nulls are counted by
+// Spark, not by delta-rs. Where no file's stats count it, they say
+// nothing of it; where some do, a file whose stats do not lacks it.
+func TestEntriesLackingArrayColumns(t *testing.T) {
+	snap := snapshotOf(schemaOf("id:long", "tags:array"), "old.parquet", "new.parquet")
+	filled := func(stats ...string) []string {
+		var counted []*action.ColumnSet
+		for _, s := range stats {
+			counted = append(counted, action.NullCounted([]byte(s)))
+		}
+		v, err := Of(snap, nil, counted, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range v.Entries {
+			if e.Fill {
+				out = append(out, e.Name)
+			}
+		}
+		return out
+	}
+	if got := filled(`{"nullCount":{"id":0}}`, `{"nullCount":{"id":0}}`); got != nil {
+		t.Errorf("no stats count the array's nulls (delta-rs): filled %v", got)
+	}
+	if got := fmt.Sprint(filled(`{"nullCount":{"id":0}}`, `{"nullCount":{"id":0,"tags":2}}`)); got != "[old.parquet]" {
+		t.Errorf("the new file's stats count the array's nulls (Spark): filled %v, want [old.parquet]", got)
 	}
 }
 

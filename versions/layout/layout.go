@@ -78,10 +78,10 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.Colu
 		if v.Rename, v.SameSize, err = renameOf(&snap.Metadata, &snap.Protocol); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
 		}
-		var expected []string
-		v.Fill, expected = fillOf(&snap.Metadata, &snap.Protocol)
+		var rule fillRule
+		v.Fill, rule = fillOf(&snap.Metadata, &snap.Protocol)
 		if v.Fill != nil && len(counted) == len(snap.Files) {
-			lacks = lacksColumns(counted, expected)
+			lacks = lacksColumns(counted, rule)
 		}
 		if dirs, err = partitionDirs(&snap.Metadata, &snap.Protocol, parts, len(snap.Files)); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
