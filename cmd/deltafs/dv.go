@@ -34,8 +34,7 @@ func newServedSizes(ctx context.Context, location string, files []serve.Sized) (
 	if err != nil {
 		return nil, err
 	}
-	s := &servedSizes{st: st, order: files, files: serve.New(ctx, serve.StoreStorage{Store: st}, serve.Options{SpillDir: os.TempDir()})}
-	return s, nil
+	return &servedSizes{st: st, order: files, files: serve.New(ctx, serve.StoreStorage{Store: st}, serve.Options{SpillDir: os.TempDir()})}, nil
 }
 
 func (s *servedSizes) Close() {
