@@ -207,16 +207,6 @@ func leafElement(el *format.SchemaElement, t LeafType) {
 	}
 }
 
-// decimalBytes is the fewest bytes holding every unscaled value of a
-// decimal of precision p, in two's complement.
-func decimalBytes(p int) int {
-	n := 1
-	for math.Log2(math.Pow10(p)) >= float64(8*n-1) {
-		n++
-	}
-	return n
-}
-
 // nullPage encodes a data page (v1, uncompressed) of rows null values of
 // a top-level column: repetition levels (where maxRep > 0) and definition
 // levels all zero, as one RLE run each, and no values.

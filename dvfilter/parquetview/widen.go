@@ -215,10 +215,7 @@ func decimalWidening(from storedType, t LeafType) *widening {
 	case t.Precision <= 18:
 		phys, encode = parquet.Int64Type, func(n *big.Int) parquet.Value { return parquet.Int64Value(n.Int64()) }
 	default:
-		width := 1
-		for new(big.Int).Lsh(big.NewInt(1), uint(8*width-1)).Cmp(limit) < 0 {
-			width++
-		}
+		width := decimalBytes(t.Precision)
 		phys = parquet.FixedLenByteArrayType(width)
 		encode = func(n *big.Int) parquet.Value { return parquet.FixedLenByteArrayValue(twosComplement(n, width)) }
 	}
@@ -234,6 +231,17 @@ func decimalWidening(from storedType, t LeafType) *widening {
 		return encode(n), nil
 	}
 	return &widening{node: parquet.Decimal(t.Scale, t.Precision, phys), convert: convert}
+}
+
+// decimalBytes is the fewest bytes holding every unscaled value of a
+// decimal of precision p, in two's complement.
+func decimalBytes(p int) int {
+	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p)), nil)
+	n := 1
+	for new(big.Int).Lsh(big.NewInt(1), uint(8*n-1)).Cmp(limit) < 0 {
+		n++
+	}
+	return n
 }
 
 // unscaled reads an integer or a decimal's unscaled value.

@@ -53,15 +53,16 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 	if err != nil {
 		return nil, false, err
 	}
-	if mode == "" && !hidden && !hasType(cols) {
+	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md)}
+	widens := rn.Widens()
+	if mode == "" && !hidden && !widens {
 		return nil, false, nil // typeChanges only on partition columns
 	}
-	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md)}
 	// In id mode the stored names are whatever the writer chose: only
 	// reading the footer tells its size; a widened column changes it.
 	// Without mapping, names are kept and dropped columns only shorten
 	// the footer.
-	return rn, mode != "id" && (mode == "" || notLonger(top)) && !hasType(cols), nil
+	return rn, mode != "id" && (mode == "" || notLonger(top)) && !widens, nil
 }
 
 // logicalColumns are the fields of a version's schema the data files hold
@@ -151,16 +152,6 @@ func leafType(primitive string) *parquetview.LeafType {
 		return &parquetview.LeafType{Kind: parquetview.DecimalType, Precision: p, Scale: s}
 	}
 	return nil
-}
-
-// hasType reports whether a column, at any depth, carries a type.
-func hasType(cols []parquetview.Column) bool {
-	for _, c := range cols {
-		if c.Type != nil || hasType(c.Children) {
-			return true
-		}
-	}
-	return false
 }
 
 // notLonger reports whether no field, at any depth, has a logical name
