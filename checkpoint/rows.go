@@ -211,7 +211,7 @@ func (g *rowGroup) adds(rows int, out *Result, start int) (int, error) {
 			case sv >= 0 && counted != nil:
 				counted[kept] = stats.l.sets[sv]
 			case len(nullCounts) > 0:
-				counted[kept] = parsedNullCounts(nullCounts, c.addNullCountNames, i)
+				counted[kept] = parsedNullCounts(nullCounts, c.addNullCountKeys, i)
 			}
 			var p *action.Partition
 			if pkey.l != nil {
@@ -373,17 +373,25 @@ func (g *rowGroup) partitionOf(keys, vals *repCursor, ks, ke, kv, vv int) *actio
 }
 
 // parsedNullCounts is the set of columns whose null count row i's parsed
-// stats hold: nil when they hold none (no stats).
-func parsedNullCounts(cursors []*cursor, names [][]byte, i int) *action.ColumnSet {
-	var present [64][]byte
-	keys := present[:0]
-	for k, c := range cursors {
-		if c.at(i) >= 0 {
-			keys = append(keys, names[k])
+// stats hold: nil when they hold none (no stats). The fields of a struct
+// whose counts are absent are left out with it.
+func parsedNullCounts(cursors []*cursor, keys []nullCountKey, i int) *action.ColumnSet {
+	var present [64]action.CountKey
+	counted := present[:0]
+	absent := -1 // the depth of the last key absent, while its fields follow
+	for _, k := range keys {
+		if absent >= 0 && k.depth > absent {
+			continue
 		}
+		absent = -1
+		if cursors[k.leaf].at(i) < 0 {
+			absent = k.depth
+			continue
+		}
+		counted = append(counted, action.CountKey{Name: k.name, Depth: k.depth})
 	}
-	if len(keys) == 0 {
+	if len(counted) == 0 {
 		return nil
 	}
-	return action.InternColumns(keys)
+	return action.InternCounts(counted)
 }

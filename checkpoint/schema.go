@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/deltafs/deltafs/replay/action"
 )
 
 // columns are the leaf columns of a checkpoint file that replay needs. A nil
@@ -14,10 +16,11 @@ type columns struct {
 	addPath, addSize, addModTime, addStats, addNumRecords *parquet.Column
 	addPartKey, addPartValue                              *parquet.Column
 	// addNullCounts are, where a checkpoint has parsed stats, a leaf of
-	// each column of stats_parsed.nullCount (named addNullCountNames):
-	// not null where the file's stats count it.
-	addNullCounts     []*parquet.Column
-	addNullCountNames [][]byte
+	// each column of stats_parsed.nullCount and of the struct columns in
+	// it, once each; addNullCountKeys name those columns: each is not
+	// null where the file's stats count it.
+	addNullCounts    []*parquet.Column
+	addNullCountKeys []nullCountKey
 
 	dvType, dvPath, dvOffset, dvSize, dvCard, dvMaxRow *parquet.Column
 
@@ -59,10 +62,10 @@ func resolve(root *parquet.Column, details Detail) *columns {
 	if details == AllDetails {
 		parsed := child(add, "stats_parsed")
 		c.addNumRecords = leafAt(parsed, "numRecords")
-		c.nullCountLeaves(child(parsed, "nullCount"))
+		c.nullCountLeaves(child(parsed, "nullCount"), 0)
 		if c.addNumRecords == nil || len(c.addNullCounts) == 0 {
 			if c.addStats = leafAt(add, "stats"); c.addStats != nil {
-				c.addNullCounts, c.addNullCountNames = nil, nil
+				c.addNullCounts, c.addNullCountKeys = nil, nil
 			}
 		}
 	}
@@ -129,21 +132,36 @@ func (c *columns) adds() []*parquet.Column {
 		c.dvType, c.dvPath, c.dvOffset, c.dvSize, c.dvCard, c.dvMaxRow), c.addNullCounts...)
 }
 
+// nullCountKey is a column of stats_parsed.nullCount (or a field of a
+// struct column's counts, at depth > 0), told present by the leaf
+// addNullCounts[leaf].
+type nullCountKey struct {
+	name        []byte
+	depth, leaf int
+}
+
 // nullCountLeaves finds a leaf of each column of a stats_parsed.nullCount
-// group: its first, which holds a count (an integer), not repeated.
-func (c *columns) nullCountLeaves(nullCount *parquet.Column) {
-	if nullCount == nil || nullCount.Leaf() {
+// group (at depth), and of the groups in it: its first, which holds a
+// count (an integer), not repeated.
+func (c *columns) nullCountLeaves(group *parquet.Column, depth int) {
+	if group == nil || group.Leaf() || depth > action.MaxCountDepth {
 		return
 	}
-	for _, col := range nullCount.Columns() {
+	for _, col := range group.Columns() {
 		l := col
 		for !l.Leaf() && len(l.Columns()) > 0 {
 			l = l.Columns()[0]
 		}
-		if k := l.Type().Kind(); l.Leaf() && l.MaxRepetitionLevel() == 0 && (k == parquet.Int64 || k == parquet.Int32) {
-			c.addNullCounts = append(c.addNullCounts, l)
-			c.addNullCountNames = append(c.addNullCountNames, []byte(col.Name()))
+		if k := l.Type().Kind(); !l.Leaf() || l.MaxRepetitionLevel() != 0 || k != parquet.Int64 && k != parquet.Int32 {
+			continue
 		}
+		i := slices.Index(c.addNullCounts, l)
+		if i < 0 {
+			i = len(c.addNullCounts)
+			c.addNullCounts = append(c.addNullCounts, l)
+		}
+		c.addNullCountKeys = append(c.addNullCountKeys, nullCountKey{name: []byte(col.Name()), depth: depth, leaf: i})
+		c.nullCountLeaves(col, depth+1)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -241,5 +242,77 @@ func TestAddedColumnsFromParsedStats(t *testing.T) {
 	}
 	if rows != 12 {
 		t.Errorf("%d rows served, want 12", rows)
+	}
+}
+
+type (
+	structBefore struct {
+		A *int64 `parquet:"a,optional"`
+	}
+	withStructBefore struct {
+		ID int64         `parquet:"id"`
+		S  *structBefore `parquet:"s,optional"`
+	}
+	structAfter struct {
+		A *int64  `parquet:"a,optional"`
+		B *string `parquet:"b,optional"`
+	}
+	withStructAfter struct {
+		ID int64        `parquet:"id"`
+		S  *structAfter `parquet:"s,optional"`
+	}
+)
+
+// TestAddedFieldsThroughMount: after a field is added inside a struct
+// column, a file written before (its stats count the struct's fields but
+// not the new one) is served with it, null where the struct has a value
+// and the struct null where it is; pyarrow, DuckDB and Polars read the
+// folder as a Delta reader reads the table, from the JSON log and from a
+// checkpoint, with a deletion vector on the old file.
+func TestAddedFieldsThroughMount(t *testing.T) {
+	requireFUSE(t)
+	py := pythonOrSkip(t)
+	field := func(name, typ string) string {
+		return fmt.Sprintf(`{"name":%q,"type":%q,"nullable":true,"metadata":{}}`, name, typ)
+	}
+	schema := func(fields ...string) string {
+		return `{"type":"struct","fields":[` + field("id", "long") + `,{"name":"s","type":{"type":"struct","fields":[` +
+			strings.Join(fields, ",") + `]},"nullable":true,"metadata":{}}]}`
+	}
+	for _, checkpoint := range []bool{false, true} {
+		t.Run(fmt.Sprintf("checkpoint=%v", checkpoint), func(t *testing.T) {
+			dir := t.TempDir()
+			gen := deltagen.New(dir)
+			one, four := int64(1), int64(4)
+			old := []withStructBefore{{ID: 1, S: &structBefore{A: &one}}, {ID: 2}, {ID: 3, S: &structBefore{}}, {ID: 9, S: &structBefore{A: &one}}}
+			oldAdd := writeRows(t, dir, "a-old.parquet", old, `{"numRecords":4,"nullCount":{"id":0,"s":{"a":2}}}`)
+			features := []string{"deletionVectors"}
+			mustCommit(t, gen, deltagen.Protocol(3, 7, features, features), deltagen.Metadata(schema(field("a", "long")), nil, nil), oldAdd)
+			x := "x"
+			mustCommit(t, gen, deltagen.Metadata(schema(field("a", "long"), field("b", "string")), nil, nil),
+				writeRows(t, dir, "b-new.parquet", []withStructAfter{{ID: 4, S: &structAfter{A: &four, B: &x}}}, `{"numRecords":1,"nullCount":{"id":0,"s":{"a":0,"b":0}}}`))
+			commitDV(t, gen, oldAdd, 3)
+			if checkpoint {
+				if _, err := gen.Checkpoint(2); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+			latest := filepath.Join(m.dir, "v", "2")
+			script := `import sys, duckdb, polars, pyarrow.dataset as ds
+d = sys.argv[1]
+print(ds.dataset(d, format="parquet").to_table().sort_by("id").to_pylist())
+print(duckdb.sql(f"select id, s from read_parquet('{d}/*.parquet') order by id").fetchall())
+print(polars.read_parquet(f"{d}/*.parquet").sort("id").to_dicts())
+`
+			out, err := exec.Command(py, "-c", script, latest).CombinedOutput()
+			rows := "{'id': 1, 's': {'a': 1, 'b': None}}, {'id': 2, 's': None}, {'id': 3, 's': {'a': None, 'b': None}}, {'id': 4, 's': {'a': 4, 'b': 'x'}}"
+			want := "[" + rows + "]\n" +
+				"[(1, {'a': 1, 'b': None}), (2, None), (3, {'a': None, 'b': None}), (4, {'a': 4, 'b': 'x'})]\n" +
+				"[" + rows + "]\n"
+			if err != nil || string(out) != want {
+				t.Errorf("pyarrow, DuckDB and Polars read:\n%s(%v)\nwant:\n%s", out, err, want)
+			}
+		})
 	}
 }

@@ -97,7 +97,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		}
 	}
 	if vec.Cardinality() == 0 && opts.Rename != nil && widen == nil {
-		return renamedView(md, size, dataEnd, opts.Rename)
+		return renamedView(ctx, src, md, size, dataEnd, opts.Rename)
 	}
 	var total int64
 	for i := range md.RowGroups {
@@ -181,11 +181,12 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		dropSchemaCaches(&out)
 	}
 	if opts.Rename != nil {
-		missing, err := opts.Rename.apply(&out)
+		fl, err := opts.Rename.apply(&out)
 		if err != nil {
 			return nil, err
 		}
-		if err := fillColumns(b, &out, missing, opts.Rename.ByID); err != nil {
+		ls := &levelSource{ctx: ctx, md: md, vec: vec, open: re.open}
+		if err := fillColumns(b, &out, fl, opts.Rename.ByID, ls); err != nil {
 			return nil, err
 		}
 	}

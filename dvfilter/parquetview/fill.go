@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -14,9 +16,9 @@ import (
 // A file written before a column was added to the table lacks it, and a
 // Delta reader reads the column as nulls there. A Rename with FillMissing
 // serves such a file with the column, all nulls: per row group one small
-// data page of definition (and repetition) levels, all zero, and no
-// values. Only top-level columns are filled: a field missing inside a
-// stored struct would need the struct's own levels, row by row.
+// data page of definition (and repetition) levels and no values. A
+// top-level column's levels are all zero; a field missing inside a stored
+// struct takes its levels from the struct (nested.go).
 
 // missingColumns returns the top-level columns of rn a file whose root
 // group's children matched (by index in rn.Columns) lacks, when rn fills
@@ -51,32 +53,38 @@ func (c *Column) Fillable() bool {
 	return true
 }
 
-// fillColumns adds the columns missing to md's schema (after the stored
-// ones) and, for every row group, their null column chunks, laid out by
-// b after what it holds.
-func fillColumns(b *viewBuilder, md *format.FileMetaData, missing []*Column, byID bool) error {
-	if len(missing) == 0 {
+// fillColumns adds the columns the file lacks to md's schema and, for
+// every row group, their null column chunks, laid out by b after what it
+// holds: top-level ones after the stored columns, fields inside structs
+// (whose schema apply wrote) in their places, their levels read from ls.
+func fillColumns(b *viewBuilder, md *format.FileMetaData, fl fills, byID bool, ls *levelSource) error {
+	if len(fl.top)+len(fl.nested) == 0 {
 		return nil
 	}
 	var leaves []nullLeaf
-	for _, c := range missing {
+	for _, c := range fl.top {
 		md.Schema = appendNullSchema(md.Schema, c, c.Name, format.Optional, byID, nil, 0, 0, &leaves)
 	}
-	md.Schema[0].NumChildren.V += int32(len(missing))
+	md.Schema[0].NumChildren.V += int32(len(fl.top))
 	if len(md.ColumnOrders) > 0 {
+		for _, nf := range fl.nested {
+			for range nf.leaves {
+				md.ColumnOrders = slices.Insert(md.ColumnOrders, nf.at, format.ColumnOrder{Value: &format.TypeDefinedOrder{}})
+			}
+		}
 		for range leaves {
 			md.ColumnOrders = append(md.ColumnOrders, format.ColumnOrder{Value: &format.TypeDefinedOrder{}})
 		}
 	}
 	for i := range md.RowGroups {
 		rg := &md.RowGroups[i]
-		for _, l := range leaves {
-			page, err := nullPage(rg.NumRows, l.maxRep, l.maxDef)
+		add := func(l nullLeaf, defs []byte) (format.ColumnChunk, error) {
+			page, err := nullPage(rg.NumRows, l.maxRep, l.maxDef, defs)
 			if err != nil {
-				return fmt.Errorf("row group %d: %w", i, err)
+				return format.ColumnChunk{}, fmt.Errorf("row group %d: %w", i, err)
 			}
 			n := int64(len(page))
-			rg.Columns = append(rg.Columns, format.ColumnChunk{
+			cc := format.ColumnChunk{
 				FileOffset: b.pos,
 				MetaData: format.ColumnMetaData{
 					Type: l.typ, Encoding: []format.Encoding{format.Plain, format.RLE}, PathInSchema: l.path,
@@ -84,15 +92,64 @@ func fillColumns(b *viewBuilder, md *format.FileMetaData, missing []*Column, byI
 					TotalCompressedSize: n, DataPageOffset: b.pos,
 					Statistics: format.Statistics{NullCount: rg.NumRows},
 				},
-			})
+			}
 			b.add(segment{n: n, data: page})
 			rg.TotalByteSize += n
 			if rg.TotalCompressedSize > 0 {
 				rg.TotalCompressedSize += n
 			}
+			return cc, nil
+		}
+		taken := map[int][]byte{} // this row group's levels, by sibling
+		for _, nf := range fl.nested {
+			defs, err := nestedLevels(ls, &nf, rg.NumRows, taken)
+			if err != nil {
+				return fmt.Errorf("row group %d: %w", i, err)
+			}
+			for k, l := range nf.leaves {
+				cc, err := add(l, defs)
+				if err != nil {
+					return err
+				}
+				rg.Columns = slices.Insert(rg.Columns, nf.at+k, cc)
+			}
+		}
+		for _, l := range leaves {
+			cc, err := add(l, nil)
+			if err != nil {
+				return err
+			}
+			rg.Columns = append(rg.Columns, cc)
 		}
 	}
 	return nil
+}
+
+// nestedLevels returns the definition levels of nf's leaves in a row
+// group of rows rows: nil (all zero) where its struct is never null, else
+// its sibling's cut to the struct's level, read once per row group
+// (taken).
+func nestedLevels(ls *levelSource, nf *nestedFill, rows int64, taken map[int][]byte) ([]byte, error) {
+	if nf.structDef == 0 {
+		return nil, nil
+	}
+	j := ls.sibling(nf)
+	sib, ok := taken[j]
+	if !ok {
+		r, err := ls.reader(j)
+		if err != nil {
+			return nil, err
+		}
+		if sib, err = r.take(rows); err != nil {
+			return nil, err
+		}
+		taken[j] = sib
+	}
+	defs := make([]byte, len(sib))
+	for k, d := range sib {
+		defs[k] = min(d, byte(nf.structDef))
+	}
+	return defs, nil
 }
 
 // nullLeaf is a leaf of a filled column: its type, path and levels.
@@ -207,19 +264,29 @@ func leafElement(el *format.SchemaElement, t LeafType) {
 	}
 }
 
-// nullPage encodes a data page (v1, uncompressed) of rows null values of
-// a top-level column: repetition levels (where maxRep > 0) and definition
-// levels all zero, as one RLE run each, and no values.
-func nullPage(rows int64, maxRep, maxDef int) ([]byte, error) {
-	if rows < 0 || rows > math.MaxInt32 {
-		return nil, fmt.Errorf("%d rows in a row group: %w", rows, ErrParquet)
+// nullPage encodes a data page (v1, uncompressed) of rows null values:
+// repetition levels (where maxRep > 0) all zero, as one RLE run;
+// definition levels defs (one a row), or all zero for nil; no values.
+func nullPage(rows int64, maxRep, maxDef int, defs []byte) ([]byte, error) {
+	if rows < 0 || rows > math.MaxInt32 || defs != nil && int64(len(defs)) != rows {
+		return nil, fmt.Errorf("%d rows in a row group, %d levels: %w", rows, len(defs), ErrParquet)
 	}
 	var body []byte
-	for _, max := range []int{maxRep, maxDef} {
-		if max == 0 {
-			continue
+	if maxRep > 0 {
+		body = appendZeroLevels(body, rows, bits.Len(uint(maxRep)))
+	}
+	switch {
+	case maxDef == 0:
+	case defs == nil:
+		body = appendZeroLevels(body, rows, bits.Len(uint(maxDef)))
+	default:
+		enc := rle.Encoding{BitWidth: bits.Len(uint(maxDef))}
+		levels, err := enc.EncodeLevels(nil, defs)
+		if err != nil {
+			return nil, fmt.Errorf("encode levels: %w", err)
 		}
-		body = appendZeroLevels(body, rows, bits.Len(uint(max)))
+		body = binary.LittleEndian.AppendUint32(body, uint32(len(levels)))
+		body = append(body, levels...)
 	}
 	h := format.PageHeader{Type: format.DataPage, UncompressedPageSize: int32(len(body)), CompressedPageSize: int32(len(body))}
 	h.DataPageHeader.Set(format.DataPageHeader{

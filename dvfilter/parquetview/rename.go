@@ -1,6 +1,7 @@
 package parquetview
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -78,31 +79,34 @@ var schemaCaches = []string{"ARROW:schema", "org.apache.spark.sql.parquet.row.me
 // paths in the served names. Offsets are untouched. A footer that keeps
 // every column under its stored name is left as it is, schema caches
 // included.
-func (rn *Rename) apply(md *format.FileMetaData) ([]*Column, error) {
+func (rn *Rename) apply(md *format.FileMetaData) (fills, error) {
 	w := &renameWalk{}
 	if err := w.walk(md, rn); err != nil {
-		return nil, err
+		return fills{}, err
 	}
 	if !w.changed {
-		return nil, nil
+		return fills{}, nil
 	}
 	newIndex := make([]int, len(w.keep)) // source leaf -> served leaf, -1: dropped
-	n := 0
+	n, inserted, next := 0, 0, 0
 	for i, k := range w.keep {
+		for ; next < len(w.nested) && w.nested[next].afterSource <= i; next++ {
+			inserted += len(w.nested[next].leaves)
+		}
 		newIndex[i] = -1
 		if k {
-			newIndex[i], n = n, n+1
+			newIndex[i], n = n+inserted, n+1
 		}
 	}
 	// Readers (parquet-go among them) read a row group's page indexes as
 	// one run laid out column after column; with a column gone from the
 	// footer its index leaves a hole they misread. The indexes only speed
 	// up filtering: a file that drops columns is served without them.
-	dropsColumns := n < len(w.keep) || len(w.missing) > 0
+	dropsColumns := n < len(w.keep) || len(w.missing) > 0 || len(w.nested) > 0
 	for i := range md.RowGroups {
 		rg := &md.RowGroups[i]
 		if len(rg.Columns) != len(w.keep) {
-			return nil, fmt.Errorf("row group %d has %d column chunks for %d leaf columns: %w", i, len(rg.Columns), len(w.keep), ErrParquet)
+			return fills{}, fmt.Errorf("row group %d has %d column chunks for %d leaf columns: %w", i, len(rg.Columns), len(w.keep), ErrParquet)
 		}
 		cols := rg.Columns[:0:0]
 		for j, cc := range rg.Columns {
@@ -136,7 +140,7 @@ func (rn *Rename) apply(md *format.FileMetaData) ([]*Column, error) {
 	}
 	md.Schema = w.out
 	dropSchemaCaches(md)
-	return w.missing, nil
+	return fills{top: w.missing, nested: w.nested}, nil
 }
 
 // dropSchemaCaches leaves out of md the schema caches, stale once a
@@ -152,13 +156,13 @@ func (w *renameWalk) walk(md *format.FileMetaData, rn *Rename) error {
 	if len(md.Schema) == 0 {
 		return fmt.Errorf("footer without a schema: %w", ErrParquet)
 	}
-	*w = renameWalk{src: md.Schema, byID: rn.ByID, matched: make([]bool, len(rn.Columns))}
+	*w = renameWalk{src: md.Schema, byID: rn.ByID, fill: rn.FillMissing, matched: make([]bool, len(rn.Columns))}
 	root := Column{Kind: StructColumn, Children: rn.Columns}
-	if err := w.node(&root, md.Schema[0].Name, nil, 0); err != nil {
+	if err := w.node(&root, md.Schema[0].Name, nil, 0, 0, 0); err != nil {
 		return err
 	}
 	w.missing = rn.missingColumns(w.matched)
-	w.changed = w.changed || len(w.missing) > 0
+	w.changed = w.changed || len(w.missing) > 0 || len(w.nested) > 0
 	if w.pos != len(md.Schema) {
 		return fmt.Errorf("schema has %d elements, its tree %d: %w", len(md.Schema), w.pos, ErrParquet)
 	}
@@ -191,18 +195,25 @@ type renameWalk struct {
 	keep  []bool
 	paths [][]string
 	widen []*widening // per source leaf: its conversion, or nil
+	reps  []int       // per source leaf: its maximum repetition level
 	// changed: a column is served under another name than stored, or
 	// not at all, or added.
 	changed bool
-	// matched says which top-level columns the file stores; missing are
-	// those it is served with as nulls.
+	// fill: columns the file lacks are served as nulls. matched says
+	// which top-level columns the file stores; missing are those it is
+	// served with as nulls, nested the fields missing inside its structs.
+	fill    bool
 	matched []bool
 	missing []*Column
+	nested  []nestedFill
+	// servedLeaves counts the leaves of the served schema written so far.
+	servedLeaves int
 }
 
 // node serves the element at w.pos, and its subtree, as col (nil: keep
-// every name below) under name.
-func (w *renameWalk) node(col *Column, name string, path []string, depth int) error {
+// every name below) under name; def and rep are its parent's maximum
+// definition and repetition levels.
+func (w *renameWalk) node(col *Column, name string, path []string, depth, def, rep int) error {
 	if w.pos >= len(w.src) || depth > 2*maxSchemaDepth {
 		return fmt.Errorf("schema tree is truncated or too deep: %w", ErrParquet)
 	}
@@ -214,6 +225,12 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 	w.out = append(w.out, el)
 	if depth > 0 {
 		path = append(slices.Clone(path), name)
+		switch el.RepetitionType.V {
+		case format.Optional:
+			def++
+		case format.Repeated:
+			def, rep = def+1, rep+1
+		}
 	}
 	children := el.NumChildren.V
 	if children <= 0 {
@@ -221,6 +238,8 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 			return fmt.Errorf("schema element %q has no type: %w", name, ErrParquet)
 		}
 		w.keep = append(w.keep, true)
+		w.reps = append(w.reps, rep)
+		w.servedLeaves++
 		w.paths = append(w.paths, path)
 		var wd *widening
 		if col != nil && col.Type != nil {
@@ -231,6 +250,8 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 	}
 	kept := int32(0)
 	first := w.pos
+	firstLeaf := len(w.keep)
+	var stored []*Column // the fields of col the file stores
 	for c := int32(0); c < children; c++ {
 		if w.pos >= len(w.src) {
 			return fmt.Errorf("schema tree is truncated: %w", ErrParquet)
@@ -250,8 +271,9 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 		if depth == 0 {
 			w.markMatched(col, target)
 		}
+		stored = append(stored, target)
 		before := len(w.out)
-		if err := w.node(target, served, path, depth+1); err != nil {
+		if err := w.node(target, served, path, depth+1, def, rep); err != nil {
 			return err
 		}
 		if len(w.out) > before {
@@ -262,6 +284,9 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth int) er
 		// A group left without fields is not valid Parquet: drop it too.
 		w.out = w.out[:at]
 		return nil
+	}
+	if depth > 0 {
+		kept += w.fillFields(col, stored, path, def, rep, firstLeaf)
 	}
 	w.out[at].NumChildren.V = kept
 	return nil
@@ -285,6 +310,7 @@ func (w *renameWalk) skip(depth int) error {
 	w.pos++
 	if el.NumChildren.V <= 0 {
 		w.keep = append(w.keep, false)
+		w.reps = append(w.reps, -1) // its levels are not read
 		w.paths = append(w.paths, nil)
 		w.widen = append(w.widen, nil)
 		return nil
@@ -328,10 +354,10 @@ func unchangedView(footer []byte, size int64, rn *Rename) (*View, error) {
 // preceded by zero bytes that give the view the source's exact size, so
 // that a size known from the log stays true; readers find the footer from
 // the end and the column chunks by their offsets, and never read the gap.
-func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*View, error) {
+func renamedView(ctx context.Context, src RangeReader, md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*View, error) {
 	out := *md
 	out.RowGroups = slices.Clone(md.RowGroups)
-	missing, err := rn.apply(&out)
+	fl, err := rn.apply(&out)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +368,9 @@ func renamedView(md *format.FileMetaData, size, dataEnd int64, rn *Rename) (*Vie
 	v := &View{Rows: rows, CopiedRowGroups: len(out.RowGroups)}
 	b := &viewBuilder{v: v}
 	b.add(segment{n: dataEnd, src: 0})
-	if err := fillColumns(b, &out, missing, rn.ByID); err != nil {
+	re := &reencoder{ctx: ctx, src: src, size: size}
+	ls := &levelSource{ctx: ctx, md: md, open: re.open}
+	if err := fillColumns(b, &out, fl, rn.ByID, ls); err != nil {
 		return nil, err
 	}
 	tail, err := encodeFooter(&out)

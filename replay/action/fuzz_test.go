@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -123,6 +124,7 @@ func FuzzNullCounted(f *testing.F) {
 		`{"numRecords":3,"minValues":{"a":1,"s":{"x":"}{"}},"maxValues":{"a":3},"nullCount":{"a":0,"s":{"x":1}}}`,
 		`{"nullCount":{}}`, `{"nullCount":null}`, `{"nullCount":{"a\"b":0, "c" : [1,{"d":2}]}}`,
 		`{"minValues":{"nullCount":{"x":1}},"nullCount":{"y":0}}`, `{"nullCount":{"a":0},"nullCount":null}`, `{"nullCount":{"a":0}`, `[1]`,
+		`{"nullCount":{"s":{"a":0,"t":{"b":1}},"s":{"c":0},"u":{}}}`, `{"nullCount":{"s":{"a\u0000b":0}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -132,7 +134,7 @@ func FuzzNullCounted(f *testing.F) {
 			return
 		}
 		if quoted, err := json.Marshal(string(stats)); err == nil && utf8.Valid(stats) {
-			if q := nullCountedQuoted(quoted); (q == nil) != (got == nil) || q != nil && !slices.Equal(q.Names(), got.Names()) {
+			if q := nullCountedQuoted(quoted); (q == nil) != (got == nil) || q != nil && (!slices.Equal(q.Names(), got.Names()) || !slices.EqualFunc(q.Fields(), got.Fields(), slices.Equal)) {
 				t.Fatalf("NullCounted of the stats %q as a JSON string differs", stats)
 			}
 		}
@@ -165,5 +167,55 @@ func FuzzNullCounted(f *testing.F) {
 				t.Fatalf("NullCounted(%q) = %v, lacks %q", stats, names, k)
 			}
 		}
+		wantFields := map[string]bool{}
+		nestedPaths(t, raw, nil, wantFields)
+		for _, f := range got.Fields() {
+			if !wantFields[strings.Join(f, "\x00")] {
+				t.Fatalf("NullCounted(%q) has field %q, want %v", stats, f, wantFields)
+			}
+		}
+		for f := range wantFields {
+			if !got.HasField(strings.Split(f, "\x00")...) {
+				t.Fatalf("NullCounted(%q) = %v, lacks field %q", stats, got.Fields(), f)
+			}
+		}
 	})
+}
+
+// nestedPaths records the paths (names joined by NUL) of the members of
+// the objects nested in the object raw, under path, read by a
+// json.Decoder's tokens, every member of a name, to the depth NullCounted
+// reads.
+func nestedPaths(t *testing.T, raw []byte, path []string, out map[string]bool) {
+	var members []struct {
+		name  string
+		value json.RawMessage
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return
+	}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			t.Fatalf("nullCount %q: %v", raw, err)
+		}
+		var value json.RawMessage
+		if err := d.Decode(&value); err != nil {
+			t.Fatalf("nullCount %q: %v", raw, err)
+		}
+		members = append(members, struct {
+			name  string
+			value json.RawMessage
+		}{tok.(string), value})
+	}
+	for _, m := range members {
+		p := append(slices.Clone(path), m.name)
+		if len(path) > 0 {
+			out[strings.Join(p, "\x00")] = true
+		}
+		if len(path) < MaxCountDepth {
+			nestedPaths(t, m.value, p, out)
+		}
+	}
 }

@@ -5,23 +5,57 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 )
 
-// ColumnSet is the set of top-level columns an add's stats count nulls
-// of: the keys of their nullCount. Spark and delta-rs count the nulls of
-// every column they collect stats for (the first 32 by default), so a
-// file written before a column was added lacks its key. Sets are shared:
-// the files written under one schema have one.
+// ColumnSet is the set of columns an add's stats count nulls of: the keys
+// of their nullCount, and the keys nested in a struct column's counts.
+// Spark and delta-rs count the nulls of every column they collect stats
+// for (the first 32 leaves by default), so a file written before a column
+// or a struct field was added lacks its key. Sets are shared: the files
+// written under one schema have one.
 type ColumnSet struct {
-	names []string // in the stats' order
+	names  []string // top-level, in the stats' order
+	fields []string // nested: paths, names joined by fieldSep, in order
 }
 
-// Has reports whether the set holds the column named name.
+// fieldSep joins the names of a nested field's path.
+const fieldSep = "\x00"
+
+// MaxCountDepth bounds the nesting of counts read: deeper keys are left
+// out of the set.
+const MaxCountDepth = 32
+
+// Has reports whether the set holds the top-level column named name.
 func (s *ColumnSet) Has(name string) bool { return slices.Contains(s.names, name) }
 
-// Names returns the columns of the set, in the stats' order.
+// HasField reports whether the set holds the nested field at path (a
+// top-level column's name and the names of the fields below it).
+func (s *ColumnSet) HasField(path ...string) bool {
+	return slices.Contains(s.fields, strings.Join(path, fieldSep))
+}
+
+// Names returns the top-level columns of the set, in the stats' order.
 func (s *ColumnSet) Names() []string { return slices.Clone(s.names) }
+
+// Fields returns the paths of the nested fields of the set, in the
+// stats' order.
+func (s *ColumnSet) Fields() [][]string {
+	out := make([][]string, len(s.fields))
+	for i, f := range s.fields {
+		out[i] = strings.Split(f, fieldSep)
+	}
+	return out
+}
+
+// CountKey is a member name of a nullCount object at its depth: 0 for a
+// top-level column, 1 for a field of a struct column's counts, and so on.
+// A key at depth d > 0 follows its parent's, at depth d-1.
+type CountKey struct {
+	Name  []byte
+	Depth int
+}
 
 // NullCounted returns the columns the nullCount object of an add's stats
 // JSON names, or nil when the stats have no such object. It reads them as
@@ -41,10 +75,10 @@ func NullCounted(stats []byte) *ColumnSet {
 		if s.peek() != '{' {
 			return s.skip(1)
 		}
-		var names [64][]byte
-		keys, ok := s.objectKeys(names[:0])
+		var names [64]CountKey
+		keys, ok := s.CountKeys(names[:0], 0)
 		if ok {
-			set = InternColumns(keys)
+			set = InternCounts(keys)
 		}
 		return ok
 	})
@@ -55,17 +89,17 @@ func NullCounted(stats []byte) *ColumnSet {
 	if json.Unmarshal(stats, &members) != nil {
 		return nil
 	}
-	keys, ok := decodedKeys(members["nullCount"])
+	keys, ok := decodedKeys(members["nullCount"], nil, 0)
 	if !ok {
 		return nil
 	}
-	return InternColumns(keys)
+	return InternCounts(keys)
 }
 
-// decodedKeys returns the names of an object's members in their order, as
-// the scanner does, decoded by encoding/json; ok is false for anything but
-// an object.
-func decodedKeys(object []byte) (keys [][]byte, ok bool) {
+// decodedKeys appends the names of an object's members in their order, and
+// those of the objects nested in it, as the scanner does, decoded by
+// encoding/json; ok is false for anything but an object.
+func decodedKeys(object []byte, keys []CountKey, depth int) ([]CountKey, bool) {
 	d := json.NewDecoder(bytes.NewReader(object))
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
 		return nil, false
@@ -77,7 +111,13 @@ func decodedKeys(object []byte) (keys [][]byte, ok bool) {
 		if err != nil || !isName || d.Decode(&value) != nil {
 			return nil, false
 		}
-		keys = append(keys, []byte(name))
+		keys = append(keys, CountKey{[]byte(name), depth})
+		if value[0] == '{' && depth < MaxCountDepth {
+			var ok bool
+			if keys, ok = decodedKeys(value, keys, depth+1); !ok {
+				return nil, false
+			}
+		}
 	}
 	return keys, true
 }
@@ -102,22 +142,28 @@ func lastNullCount(stats []byte) (*ColumnSet, bool) {
 	if s.ws(); s.peek() != '{' {
 		return nil, false
 	}
-	var names [64][]byte
-	keys, ok := s.objectKeys(names[:0])
+	var names [64]CountKey
+	keys, ok := s.CountKeys(names[:0], 0)
 	if s.ws(); !ok || !s.byte('}') {
 		return nil, false
 	}
 	if s.ws(); s.i != len(s.b) {
 		return nil, false
 	}
-	return InternColumns(keys), true
+	return InternCounts(keys), true
 }
 
-// objectKeys scans an object, appending its members' names to keys.
-func (s *lineScanner) objectKeys(keys [][]byte) ([][]byte, bool) {
+// CountKeys scans a nullCount object (at depth 0) or one nested in it,
+// appending its members' names to keys, and those of the objects in it.
+func (s *lineScanner) CountKeys(keys []CountKey, depth int) ([]CountKey, bool) {
 	ok := s.object(func(key []byte) bool {
-		keys = append(keys, key)
-		return s.skip(2)
+		keys = append(keys, CountKey{key, depth})
+		if s.peek() == '{' && depth < MaxCountDepth {
+			var ok bool
+			keys, ok = s.CountKeys(keys, depth+1)
+			return ok
+		}
+		return s.skip(depth + 2) // the stats, nullCount, then its members
 	})
 	return keys, ok
 }
@@ -134,13 +180,14 @@ var columnSets = struct {
 
 const maxColumnSets = 4096
 
-// InternColumns returns the set of the columns named keys, shared with
-// every other set of the same names in the same order.
-func InternColumns(keys [][]byte) *ColumnSet {
+// InternCounts returns the set of the keys, shared with every other set of
+// the same keys in the same order.
+func InternCounts(keys []CountKey) *ColumnSet {
 	var buf [512]byte
 	joined := buf[:0]
 	for _, k := range keys {
-		joined = append(binary.AppendUvarint(joined, uint64(len(k))), k...)
+		joined = binary.AppendUvarint(joined, uint64(len(k.Name)))
+		joined = append(append(joined, byte(k.Depth)), k.Name...)
 	}
 	columnSets.RLock()
 	set := columnSets.m[string(joined)]
@@ -148,10 +195,7 @@ func InternColumns(keys [][]byte) *ColumnSet {
 	if set != nil {
 		return set
 	}
-	set = &ColumnSet{names: make([]string, len(keys))}
-	for i, k := range keys {
-		set.names[i] = string(k)
-	}
+	set = newColumnSet(keys)
 	columnSets.Lock()
 	defer columnSets.Unlock()
 	if old := columnSets.m[string(joined)]; old != nil {
@@ -159,6 +203,24 @@ func InternColumns(keys [][]byte) *ColumnSet {
 	}
 	if len(columnSets.m) < maxColumnSets {
 		columnSets.m[string(joined)] = set
+	}
+	return set
+}
+
+// newColumnSet builds the set of the keys.
+func newColumnSet(keys []CountKey) *ColumnSet {
+	set := &ColumnSet{}
+	var path []string
+	for _, k := range keys {
+		if k.Depth > len(path) {
+			continue // no parent: the collectors write none such
+		}
+		path = append(path[:k.Depth], string(k.Name))
+		if k.Depth == 0 {
+			set.names = append(set.names, path[0])
+		} else {
+			set.fields = append(set.fields, strings.Join(path, fieldSep))
+		}
 	}
 	return set
 }
@@ -228,18 +290,18 @@ func lastNullCountQuoted(raw []byte) (*ColumnSet, bool) {
 	if k = skipSpacesBack(raw, k-len(name)-1); k < 0 || raw[k] != ',' && raw[k] != '{' {
 		return nil, false
 	}
-	var names [32][]byte
-	keys, ok := quotedKeys(raw[j+1:end], names[:0])
+	var names [64]CountKey
+	keys, ok := quotedKeys(raw[j+1:end], names[:0], 0)
 	if !ok {
 		return nil, false
 	}
-	return InternColumns(keys), true
+	return InternCounts(keys), true
 }
 
 // quotedKeys appends the names of the members of an object's inside as
-// quoted stats hold it (quotes escaped, no other escape), skipping their
-// values.
-func quotedKeys(in []byte, keys [][]byte) ([][]byte, bool) {
+// quoted stats hold it (quotes escaped, no other escape), and those of
+// the objects in their values, skipping the other values.
+func quotedKeys(in []byte, keys []CountKey, depth int) ([]CountKey, bool) {
 	for i := skipSpaces(in, 0); i < len(in); {
 		if len(in)-i < 4 || in[i] != '\\' || in[i+1] != '"' {
 			return nil, false
@@ -248,29 +310,40 @@ func quotedKeys(in []byte, keys [][]byte) ([][]byte, bool) {
 		if n < 0 {
 			return nil, false
 		}
-		keys = append(keys, in[i+2:i+2+n])
+		keys = append(keys, CountKey{in[i+2 : i+2+n], depth})
 		if i = skipSpaces(in, i+4+n); i == len(in) || in[i] != ':' {
 			return nil, false
 		}
 		// The value: a number, or an object (a struct's counts), whose
 		// names may hold commas but no unescaped quote.
-		depth, quoted := 0, false
+		open, quoted := 0, false
+		start := skipSpaces(in, i+1)
 	value:
-		for i = skipSpaces(in, i+1); i < len(in); i++ {
+		for i = start; i < len(in); i++ {
 			switch c := in[i]; {
 			case c == '"':
 				quoted = !quoted
 			case quoted:
 			case c == '{':
-				depth++
+				open++
 			case c == '}':
-				depth--
-			case c == ',' && depth == 0:
+				open--
+			case c == ',' && open == 0:
 				break value
 			}
 		}
-		if depth != 0 || quoted {
+		if open != 0 || quoted {
 			return nil, false
+		}
+		if start < len(in) && in[start] == '{' && depth < MaxCountDepth {
+			var ok bool
+			end := skipSpacesBack(in, i-1) // the object's closing brace
+			if in[end] != '}' {
+				return nil, false
+			}
+			if keys, ok = quotedKeys(in[start+1:end], keys, depth+1); !ok {
+				return nil, false
+			}
 		}
 		if i < len(in) {
 			i = skipSpaces(in, i+1) // past the comma

@@ -1,7 +1,8 @@
 """Files written before columns were added are read with those columns, as nulls.
 
 A table delta-rs writes in three appends, the second adding columns of several kinds
-(schema_mode="merge"): the first append's files lack them. A Delta reader shows them
+and a field inside a struct column (schema_mode="merge"): the first append's files lack
+them. A Delta reader shows them
 as nulls there. Through the mount, plain Parquet readers must read the same rows and
 columns whatever file they look at first: pyarrow's dataset, pandas, DuckDB without
 union_by_name, Polars. Without the fill, pyarrow and DuckDB drop the added columns (or
@@ -34,12 +35,20 @@ def _write_table(path: str, stats: str) -> None:
     import pyarrow.parquet as pq
     from deltalake import DeltaTable, write_deltalake
 
-    old = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", None]})
+    # s gains a field: the old files store s without it.
+    s_old = pa.struct([("a", pa.int64())])
+    s_new = pa.struct([("a", pa.int64()), ("b", pa.string())])
+    old = pa.table({
+        "id": pa.array([1, 2, 3], pa.int64()),
+        "name": ["a", "b", None],
+        "s": pa.array([{"a": 1}, None, {"a": None}], s_old),
+    })
     write_deltalake(path, old, configuration=STATS[stats] or None)
     info = pa.struct([("x", pa.int32()), ("y", pa.string())])
     new = pa.table({
         "id": pa.array([4, 5], pa.int64()),
         "name": ["d", "e"],
+        "s": pa.array([{"a": 4, "b": "x"}, None], s_new),
         "score": pa.array([1.5, None], pa.float64()),
         "day": pa.array([19000, 19001], pa.date32()),
         "price": pa.array([123, 456], pa.decimal128(10, 2)),
@@ -122,3 +131,4 @@ def test_readers_see_added_columns(grown, mount, reader, version):
     assert _comparable(got) == _comparable(want), f"{reader} through the mount"
     # The files written before the columns were added are the ones filled.
     assert any(r["score"] is None and r["id"] <= 3 for r in got)
+    assert [r["s"] for r in got if r["id"] <= 3] == [{"a": 1, "b": None}, None, {"a": None, "b": None}], reader

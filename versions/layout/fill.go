@@ -39,8 +39,11 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillR
 			continue
 		}
 		switch c.Kind {
-		case parquetview.LeafColumn, parquetview.StructColumn:
+		case parquetview.LeafColumn:
 			rule.counted = append(rule.counted, c.Physical)
+		case parquetview.StructColumn:
+			rule.counted = append(rule.counted, c.Physical)
+			rule.fields = appendFieldPaths(rule.fields, c, []string{c.Physical})
 		default:
 			rule.countedBySome = append(rule.countedBySome, c.Physical)
 		}
@@ -63,6 +66,29 @@ type fillRule struct {
 	// stats count one of them. A file whose stats were written without
 	// them then costs a footer read, and is served as stored.
 	countedBySome []string
+	// fields are the fields inside those structs, by stored names from
+	// the top-level column down: a file whose stats count the struct but
+	// not such a field was written before the field was added. Only
+	// fields some file's stats count are looked for, as writers may
+	// leave some out.
+	fields [][]string
+}
+
+// appendFieldPaths appends the paths of the fields of struct c (at path)
+// and of the structs in it that a file lacking them is served with.
+func appendFieldPaths(paths [][]string, c *parquetview.Column, path []string) [][]string {
+	for i := range c.Children {
+		f := &c.Children[i]
+		if !f.Fillable() || f.Kind != parquetview.LeafColumn && f.Kind != parquetview.StructColumn {
+			continue
+		}
+		p := append(slices.Clip(path), f.Physical)
+		paths = append(paths, p)
+		if f.Kind == parquetview.StructColumn {
+			paths = appendFieldPaths(paths, f, p)
+		}
+	}
+	return paths
 }
 
 // setFillTypes gives the leaves of c (of type t) the types a missing
@@ -164,6 +190,7 @@ func lacksColumns(counted []*action.ColumnSet, rule fillRule) func(i int) bool {
 	if countsSome(counted, rule.countedBySome) {
 		expected = append(slices.Clip(expected), rule.countedBySome...)
 	}
+	fields := fieldsCounted(counted, rule.fields)
 	judged := map[*action.ColumnSet]bool{}
 	return func(i int) bool {
 		set := counted[i]
@@ -172,11 +199,37 @@ func lacksColumns(counted []*action.ColumnSet, rule fillRule) func(i int) bool {
 		}
 		lacks, ok := judged[set]
 		if !ok {
-			lacks = slices.ContainsFunc(expected, func(c string) bool { return !set.Has(c) })
+			lacks = slices.ContainsFunc(expected, func(c string) bool { return !set.Has(c) }) ||
+				slices.ContainsFunc(fields, func(p []string) bool { return !set.HasField(p...) })
 			judged[set] = lacks
 		}
 		return lacks
 	}
+}
+
+// fieldsCounted returns the fields some file's stats count.
+func fieldsCounted(counted []*action.ColumnSet, fields [][]string) [][]string {
+	if len(fields) == 0 {
+		return nil
+	}
+	var out [][]string
+	var last *action.ColumnSet
+	seen := map[*action.ColumnSet]bool{}
+	for _, set := range counted {
+		if set == nil || set == last || seen[set] {
+			continue // files written together share their set
+		}
+		last, seen[set] = set, true
+		if len(out) == len(fields) {
+			break
+		}
+		for _, p := range fields {
+			if set.HasField(p...) && !slices.ContainsFunc(out, func(q []string) bool { return slices.Equal(p, q) }) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // countsSome says whether some file's stats count the nulls of one of

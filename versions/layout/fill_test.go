@@ -154,6 +154,44 @@ func TestEntriesLackingArrayColumns(t *testing.T) {
 	}
 }
 
+// TestEntriesLackingFields: a file whose stats count a struct column but
+// not a field of it that other files' stats count was written before the
+// field was added; a field no file's stats count says nothing.
+func TestEntriesLackingFields(t *testing.T) {
+	const schema = `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},` +
+		`{"name":"s","type":{"type":"struct","fields":[{"name":"a","type":"long","nullable":true,"metadata":{}},` +
+		`{"name":"t","type":{"type":"struct","fields":[{"name":"x","type":"integer","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}},` +
+		`{"name":"tags","type":{"type":"array","elementType":"integer","containsNull":true},"nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}}]}`
+	snap := snapshotOf(schema, "old.parquet", "older.parquet", "new.parquet")
+	filled := func(stats ...string) string {
+		var counted []*action.ColumnSet
+		for _, s := range stats {
+			counted = append(counted, action.NullCounted([]byte(s)))
+		}
+		v, err := Of(snap, nil, counted, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range v.Entries {
+			if e.Fill {
+				out = append(out, e.Name)
+			}
+		}
+		return fmt.Sprint(out)
+	}
+	const full = `{"nullCount":{"id":0,"s":{"a":0,"t":{"x":0}}}}`
+	if got := filled(`{"nullCount":{"id":0,"s":{"a":0}}}`, `{"nullCount":{"id":0,"s":{"a":0,"t":{}}}}`, full); got != "[old.parquet older.parquet]" {
+		t.Errorf("fields added: filled %s", got)
+	}
+	if got := filled(`{"nullCount":{"id":0,"s":{"a":0}}}`, `{"nullCount":{"id":0,"s":{"a":0}}}`, `{"nullCount":{"id":0,"s":{"a":0}}}`); got != "[]" {
+		t.Errorf("a field no file counts: filled %s", got)
+	}
+	if got := filled(full, full, `{"nullCount":{"id":0,"s":{"a":0,"t":{"x":0},"tags":0}}}`); got != "[]" {
+		t.Errorf("an array inside the struct: filled %s", got)
+	}
+}
+
 // snapshotOf is a snapshot of an unpartitioned table with the schema and
 // the files named.
 func snapshotOf(schema string, paths ...string) *replay.Snapshot {

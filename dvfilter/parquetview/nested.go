@@ -1,0 +1,195 @@
+package parquetview
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// A field added to a struct column after a file was written is missing
+// inside the struct the file stores. Its nulls are not all alike: where
+// the struct itself is null the field's definition level says so, and
+// elsewhere it says the field alone is null. So the levels of a filled
+// field are those of a stored field of the same struct (a sibling), cut
+// to the struct's own level: read from the file, row by row. Only structs
+// outside lists and maps are filled: inside one, the levels would need
+// the repetition too.
+
+// nestedFill is a field missing inside a stored struct, served as nulls.
+type nestedFill struct {
+	leaves []nullLeaf
+	// at is the served index of its first leaf; afterSource the number
+	// of source leaves before it.
+	at, afterSource int
+	// structDef is the struct's maximum definition level: a row whose
+	// sibling's level reaches it holds the struct, and the field is null
+	// in it; a lower level is the sibling's, where an ancestor is null.
+	structDef int
+	// siblings are the source leaves under the struct without repetition
+	// below it, whose levels give the field's.
+	siblings []int
+}
+
+// fillFields serves the fields of col (a struct at path, of maximum levels
+// def and rep, whose source leaves start at firstLeaf) that the file does
+// not store (stored are those it does) as nulls, after the stored ones.
+// It returns how many it added.
+func (w *renameWalk) fillFields(col *Column, stored []*Column, path []string, def, rep, firstLeaf int) int32 {
+	if !w.fill || col == nil || col.Kind != StructColumn || rep != 0 {
+		return 0
+	}
+	var siblings []int
+	for j := firstLeaf; j < len(w.keep); j++ {
+		if w.reps[j] == 0 {
+			siblings = append(siblings, j)
+		}
+	}
+	added := int32(0)
+	for i := range col.Children {
+		f := &col.Children[i]
+		if slices.Contains(stored, f) || !f.Fillable() || (def > 0 && len(siblings) == 0) {
+			continue
+		}
+		nf := nestedFill{at: w.servedLeaves, afterSource: len(w.keep), structDef: def, siblings: siblings}
+		w.out = appendNullSchema(w.out, f, f.Name, format.Optional, w.byID, path, rep, def, &nf.leaves)
+		w.servedLeaves += len(nf.leaves)
+		w.nested = append(w.nested, nf)
+		added++
+	}
+	return added
+}
+
+// fills are the columns a file is served with but lacks.
+type fills struct {
+	top    []*Column    // top-level, after the stored ones
+	nested []nestedFill // inside stored structs, by served index
+}
+
+// keptLevels reads the definition levels of a source leaf, row by row,
+// for the rows a view keeps, in order.
+type keptLevels struct {
+	ctx    context.Context
+	file   *parquet.File
+	leaf   int
+	vec    Rows
+	rg     int    // next source row group to read
+	first  int64  // its first row
+	levels []byte // read and not yet taken
+}
+
+// take returns the levels of the next n kept rows.
+func (k *keptLevels) take(n int64) ([]byte, error) {
+	groups := k.file.RowGroups()
+	for int64(len(k.levels)) < n {
+		if k.rg >= len(groups) {
+			return nil, fmt.Errorf("%d rows of levels wanted, the file has fewer: %w", n, ErrParquet)
+		}
+		rg := groups[k.rg]
+		levels, err := chunkLevels(k.ctx, rg.ColumnChunks()[k.leaf], rg.NumRows())
+		if err != nil {
+			return nil, err
+		}
+		first := k.first
+		k.vec.ForEachInRange(uint64(first), uint64(first+rg.NumRows()), func(row uint64) bool {
+			levels[row-uint64(first)] = deletedRow
+			return true
+		})
+		for _, l := range levels {
+			if l != deletedRow {
+				k.levels = append(k.levels, l)
+			}
+		}
+		k.rg++
+		k.first += rg.NumRows()
+	}
+	out := k.levels[:n:n]
+	k.levels = k.levels[n:]
+	return out, nil
+}
+
+// deletedRow marks a deleted row's level: levels are below 255 (a schema
+// walked is at most 2*maxSchemaDepth deep).
+const deletedRow = 255
+
+// chunkLevels returns the definition levels of a column chunk without
+// repetition, one per row.
+func chunkLevels(ctx context.Context, chunk parquet.ColumnChunk, rows int64) ([]byte, error) {
+	pages := chunk.Pages()
+	defer pages.Close()
+	levels := make([]byte, 0, rows)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p, err := pages.ReadPage()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read levels: %v: %w", err, ErrParquet)
+		}
+		defs := p.DefinitionLevels()
+		if int64(len(defs)) != p.NumRows() {
+			parquet.Release(p)
+			return nil, fmt.Errorf("page of %d rows has %d definition levels: %w", p.NumRows(), len(defs), ErrParquet)
+		}
+		levels = append(levels, defs...)
+		parquet.Release(p)
+	}
+	if int64(len(levels)) != rows {
+		return nil, fmt.Errorf("column chunk of %d rows has %d levels: %w", rows, len(levels), ErrParquet)
+	}
+	return levels, nil
+}
+
+// levelSource opens, on first need, the readers of the sibling levels a
+// view's nested fills take.
+type levelSource struct {
+	ctx     context.Context
+	md      *format.FileMetaData // the source's footer
+	vec     Rows
+	open    func() (*parquet.File, error)
+	readers map[int]*keptLevels
+}
+
+// sibling picks the sibling of nf whose column chunks are smallest.
+func (ls *levelSource) sibling(nf *nestedFill) int {
+	best, bestSize := nf.siblings[0], int64(-1)
+	for _, j := range nf.siblings {
+		var size int64
+		for _, rg := range ls.md.RowGroups {
+			if j < len(rg.Columns) {
+				size += rg.Columns[j].MetaData.TotalCompressedSize
+			}
+		}
+		if bestSize < 0 || size < bestSize {
+			best, bestSize = j, size
+		}
+	}
+	return best
+}
+
+// reader returns the reader of source leaf j's kept levels.
+func (ls *levelSource) reader(j int) (*keptLevels, error) {
+	if r := ls.readers[j]; r != nil {
+		return r, nil
+	}
+	pf, err := ls.open()
+	if err != nil {
+		return nil, err
+	}
+	if ls.readers == nil {
+		ls.readers = map[int]*keptLevels{}
+	}
+	vec := ls.vec
+	if vec == nil {
+		vec = noRows{}
+	}
+	r := &keptLevels{ctx: ls.ctx, file: pf, leaf: j, vec: vec}
+	ls.readers[j] = r
+	return r, nil
+}
