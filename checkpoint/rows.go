@@ -376,8 +376,8 @@ func (g *rowGroup) partitionOf(keys, vals *repCursor, ks, ke, kv, vv int) *actio
 // stats hold: nil when they hold none (no stats). The fields of a struct
 // whose counts are absent are left out with it.
 func parsedNullCounts(cursors []*cursor, keys []nullCountKey, i int) *action.ColumnSet {
-	var present [64]action.CountKey
-	counted := present[:0]
+	var buf [512]byte
+	counted := buf[:0]
 	absent := -1 // the depth of the last key absent, while its fields follow
 	for _, k := range keys {
 		if absent >= 0 && k.depth > absent {
@@ -388,7 +388,7 @@ func parsedNullCounts(cursors []*cursor, keys []nullCountKey, i int) *action.Col
 			absent = k.depth
 			continue
 		}
-		counted = append(counted, action.CountKey{Name: k.name, Depth: k.depth})
+		counted = action.AppendCountKey(counted, k.name, k.depth)
 	}
 	if len(counted) == 0 {
 		return nil

@@ -316,3 +316,68 @@ print(polars.read_parquet(f"{d}/*.parquet").sort("id").to_dicts())
 		})
 	}
 }
+
+// TestAddedFieldsCost: the first stat of a file lacking a field inside a
+// struct reads its footer and the column chunks of one stored field of
+// the struct, one read each, nothing else; a second stat reads nothing.
+func TestAddedFieldsCost(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	var old []withStructBefore
+	for i := range int64(30000) {
+		a := i
+		old = append(old, withStructBefore{ID: i, S: &structBefore{A: &a}})
+	}
+	p := filepath.Join(dir, "old.parquet")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[withStructBefore](f)
+	for i := 0; i < len(old); i += 10000 {
+		if _, err := w.Write(old[i : i+10000]); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := f.Stat()
+	if err != nil || f.Close() != nil {
+		t.Fatal(err)
+	}
+	field := func(name, typ string) string {
+		return fmt.Sprintf(`{"name":%q,"type":%q,"nullable":true,"metadata":{}}`, name, typ)
+	}
+	schema := `{"type":"struct","fields":[` + field("id", "long") + `,{"name":"s","type":{"type":"struct","fields":[` +
+		field("a", "long") + "," + field("b", "string") + `]},"nullable":true,"metadata":{}}]}`
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schema, nil, nil),
+		deltagen.AddFile("old.parquet", info.Size(), 1_700_000_000_000, nil, `{"numRecords":30000,"nullCount":{"id":0,"s":{"a":0}}}`),
+		deltagen.AddFile("new.parquet", info.Size(), 1_700_000_000_000, nil, `{"numRecords":30000,"nullCount":{"id":0,"s":{"a":0,"b":0}}}`))
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	served := filepath.Join(m.dir, "latest", "old.parquet")
+	before := m.store.Counts()
+	st, err := os.Stat(served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() <= info.Size() {
+		t.Errorf("served size %d, stored %d: not filled", st.Size(), info.Size())
+	}
+	// The tail (64 KiB, the footer in it) and s.a's three chunks (80 KB
+	// each, the last inside the tail), not the id column's.
+	if d := m.store.Counts().Sub(before); d.Gets > 4 || d.Bytes >= info.Size()*3/4 {
+		t.Errorf("the first stat made %d reads of %d bytes, want at most 4 of less than 3/4 of the file's %d", d.Gets, d.Bytes, info.Size())
+	}
+	mid := m.store.Counts()
+	if _, err := os.Stat(served); err != nil {
+		t.Fatal(err)
+	}
+	if d := m.store.Counts().Sub(mid); d.Gets != 0 {
+		t.Errorf("a second stat made %d reads", d.Gets)
+	}
+}

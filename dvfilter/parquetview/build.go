@@ -185,7 +185,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		if err != nil {
 			return nil, err
 		}
-		ls := &levelSource{ctx: ctx, md: md, vec: vec, open: re.open}
+		ls := &levelSource{ctx: ctx, src: src, md: md, dataEnd: dataEnd, vec: vec, open: re.open}
 		if err := fillColumns(b, &out, fl, opts.Rename.ByID, ls); err != nil {
 			return nil, err
 		}

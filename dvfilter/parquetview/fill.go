@@ -136,11 +136,8 @@ func nestedLevels(ls *levelSource, nf *nestedFill, rows int64, taken map[int][]b
 	j := ls.sibling(nf)
 	sib, ok := taken[j]
 	if !ok {
-		r, err := ls.reader(j)
-		if err != nil {
-			return nil, err
-		}
-		if sib, err = r.take(rows); err != nil {
+		var err error
+		if sib, err = ls.reader(j).take(rows); err != nil {
 			return nil, err
 		}
 		taken[j] = sib

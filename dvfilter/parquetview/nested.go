@@ -2,6 +2,7 @@ package parquetview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -72,10 +73,8 @@ type fills struct {
 // keptLevels reads the definition levels of a source leaf, row by row,
 // for the rows a view keeps, in order.
 type keptLevels struct {
-	ctx    context.Context
-	file   *parquet.File
+	ls     *levelSource
 	leaf   int
-	vec    Rows
 	rg     int    // next source row group to read
 	first  int64  // its first row
 	levels []byte // read and not yet taken
@@ -83,18 +82,18 @@ type keptLevels struct {
 
 // take returns the levels of the next n kept rows.
 func (k *keptLevels) take(n int64) ([]byte, error) {
-	groups := k.file.RowGroups()
+	groups := k.ls.md.RowGroups
 	for int64(len(k.levels)) < n {
 		if k.rg >= len(groups) {
 			return nil, fmt.Errorf("%d rows of levels wanted, the file has fewer: %w", n, ErrParquet)
 		}
-		rg := groups[k.rg]
-		levels, err := chunkLevels(k.ctx, rg.ColumnChunks()[k.leaf], rg.NumRows())
+		rows := groups[k.rg].NumRows
+		levels, err := k.ls.chunkLevels(k.rg, k.leaf)
 		if err != nil {
 			return nil, err
 		}
 		first := k.first
-		k.vec.ForEachInRange(uint64(first), uint64(first+rg.NumRows()), func(row uint64) bool {
+		k.ls.vec.ForEachInRange(uint64(first), uint64(first+rows), func(row uint64) bool {
 			levels[row-uint64(first)] = deletedRow
 			return true
 		})
@@ -104,7 +103,7 @@ func (k *keptLevels) take(n int64) ([]byte, error) {
 			}
 		}
 		k.rg++
-		k.first += rg.NumRows()
+		k.first += rows
 	}
 	out := k.levels[:n:n]
 	k.levels = k.levels[n:]
@@ -115,44 +114,17 @@ func (k *keptLevels) take(n int64) ([]byte, error) {
 // walked is at most 2*maxSchemaDepth deep).
 const deletedRow = 255
 
-// chunkLevels returns the definition levels of a column chunk without
-// repetition, one per row.
-func chunkLevels(ctx context.Context, chunk parquet.ColumnChunk, rows int64) ([]byte, error) {
-	pages := chunk.Pages()
-	defer pages.Close()
-	levels := make([]byte, 0, rows)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p, err := pages.ReadPage()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read levels: %v: %w", err, ErrParquet)
-		}
-		defs := p.DefinitionLevels()
-		if int64(len(defs)) != p.NumRows() {
-			parquet.Release(p)
-			return nil, fmt.Errorf("page of %d rows has %d definition levels: %w", p.NumRows(), len(defs), ErrParquet)
-		}
-		levels = append(levels, defs...)
-		parquet.Release(p)
-	}
-	if int64(len(levels)) != rows {
-		return nil, fmt.Errorf("column chunk of %d rows has %d levels: %w", rows, len(levels), ErrParquet)
-	}
-	return levels, nil
-}
-
-// levelSource opens, on first need, the readers of the sibling levels a
-// view's nested fills take.
+// levelSource reads the sibling levels a view's nested fills take.
 type levelSource struct {
 	ctx     context.Context
+	src     RangeReader
 	md      *format.FileMetaData // the source's footer
+	dataEnd int64
 	vec     Rows
+	// open opens the source with parquet-go, for the levels of pages
+	// chunkLevels does not decode itself.
 	open    func() (*parquet.File, error)
+	leaves  []leafInfo
 	readers map[int]*keptLevels
 }
 
@@ -174,22 +146,125 @@ func (ls *levelSource) sibling(nf *nestedFill) int {
 }
 
 // reader returns the reader of source leaf j's kept levels.
-func (ls *levelSource) reader(j int) (*keptLevels, error) {
-	if r := ls.readers[j]; r != nil {
-		return r, nil
+func (ls *levelSource) reader(j int) *keptLevels {
+	if ls.readers == nil {
+		ls.readers = map[int]*keptLevels{}
+		if ls.vec == nil {
+			ls.vec = noRows{}
+		}
 	}
-	pf, err := ls.open()
+	r := ls.readers[j]
+	if r == nil {
+		r = &keptLevels{ls: ls, leaf: j}
+		ls.readers[j] = r
+	}
+	return r
+}
+
+// chunkLevels returns the definition levels of source leaf j (without
+// repetition) in row group i, one per row: its column chunk read once,
+// its pages' levels decoded.
+func (ls *levelSource) chunkLevels(i, j int) ([]byte, error) {
+	if ls.leaves == nil {
+		leaves, err := leaves(ls.md.Schema)
+		if err != nil {
+			return nil, err
+		}
+		ls.leaves = leaves
+	}
+	rg := &ls.md.RowGroups[i]
+	if j >= len(rg.Columns) || j >= len(ls.leaves) {
+		return nil, fmt.Errorf("row group %d has no leaf %d: %w", i, j, ErrParquet)
+	}
+	levels, err := decodeChunkLevels(ls.ctx, ls.src, &rg.Columns[j], ls.leaves[j], rg.NumRows, ls.dataEnd)
+	if errors.Is(err, errNoSplice) {
+		// Levels encoded as this decoder does not read them (BIT_PACKED,
+		// say): parquet-go reads them.
+		pf, oerr := ls.open()
+		if oerr != nil {
+			return nil, oerr
+		}
+		return pageLevelsOf(ls.ctx, pf.RowGroups()[i].ColumnChunks()[j], rg.NumRows)
+	}
+	return levels, err
+}
+
+// decodeChunkLevels reads a column chunk and decodes the definition
+// levels of its data pages, one per row.
+func decodeChunkLevels(ctx context.Context, src RangeReader, cc *format.ColumnChunk, leaf leafInfo, rows, dataEnd int64) ([]byte, error) {
+	start, end, err := chunkRange(cc, dataEnd)
 	if err != nil {
 		return nil, err
 	}
-	if ls.readers == nil {
-		ls.readers = map[int]*keptLevels{}
+	codec := parquet.LookupCompressionCodec(cc.MetaData.Codec)
+	if codec.String() == "UNSUPPORTED" {
+		return nil, fmt.Errorf("compression codec %v: %w", cc.MetaData.Codec, errNoSplice)
 	}
-	vec := ls.vec
-	if vec == nil {
-		vec = noRows{}
+	data, err := readFull(ctx, src, start, end-start)
+	if err != nil {
+		return nil, err
 	}
-	r := &keptLevels{ctx: ls.ctx, file: pf, leaf: j, vec: vec}
-	ls.readers[j] = r
-	return r, nil
+	chunk := bytesRange(data)
+	levels := make([]byte, 0, rows)
+	for off, n := int64(0), int64(len(data)); off < n; {
+		h, hlen, err := readPageHeader(ctx, chunk, off, n)
+		if err != nil {
+			return nil, err
+		}
+		size := int64(h.CompressedPageSize)
+		if size < 0 || off+hlen+size > n {
+			return nil, fmt.Errorf("page at %d overruns its chunk: %w", off, ErrParquet)
+		}
+		body := data[off+hlen : off+hlen+size]
+		off += hlen + size
+		switch h.Type {
+		case format.DataPage, format.DataPageV2:
+			defs, _, err := pageLevels(h, body, h.Type == format.DataPageV2, codec, leaf)
+			if err != nil {
+				return nil, err
+			}
+			levels = append(levels, defs...)
+		case format.DictionaryPage, format.IndexPage:
+		default:
+			return nil, fmt.Errorf("page of type %v: %w", h.Type, errNoSplice)
+		}
+		if int64(len(levels)) > rows {
+			break
+		}
+	}
+	if int64(len(levels)) != rows {
+		return nil, fmt.Errorf("column chunk of %d rows has %d levels: %w", rows, len(levels), ErrParquet)
+	}
+	return levels, nil
+}
+
+// pageLevelsOf returns the definition levels of a column chunk without
+// repetition, one per row, as parquet-go decodes its pages.
+func pageLevelsOf(ctx context.Context, chunk parquet.ColumnChunk, rows int64) ([]byte, error) {
+	pages := chunk.Pages()
+	defer pages.Close()
+	levels := make([]byte, 0, rows)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p, err := pages.ReadPage()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read levels: %v: %w", err, ErrParquet)
+		}
+		defs := p.DefinitionLevels()
+		n := p.NumRows()
+		levels = append(levels, defs...)
+		parquet.Release(p)
+		if int64(len(defs)) != n {
+			return nil, fmt.Errorf("page of %d rows has %d definition levels: %w", n, len(defs), ErrParquet)
+		}
+	}
+	if int64(len(levels)) != rows {
+		return nil, fmt.Errorf("column chunk of %d rows has %d levels: %w", rows, len(levels), ErrParquet)
+	}
+	return levels, nil
 }

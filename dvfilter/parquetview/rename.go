@@ -21,9 +21,9 @@ type Rename struct {
 	// Key names this Rename among those of a table (views are cached by
 	// data file and Key): equal Keys must mean equal Renames.
 	Key string
-	// FillMissing serves top-level columns a file lacks as nulls (see
-	// fill.go), where every leaf has a Fill type: the served file is then
-	// larger than the stored one.
+	// FillMissing serves columns a file lacks, and fields missing inside
+	// the structs it stores, as nulls (see fill.go), where every leaf has
+	// a Fill type: the served file is then larger than the stored one.
 	FillMissing bool
 }
 
@@ -369,7 +369,7 @@ func renamedView(ctx context.Context, src RangeReader, md *format.FileMetaData, 
 	b := &viewBuilder{v: v}
 	b.add(segment{n: dataEnd, src: 0})
 	re := &reencoder{ctx: ctx, src: src, size: size}
-	ls := &levelSource{ctx: ctx, md: md, open: re.open}
+	ls := &levelSource{ctx: ctx, src: src, md: md, dataEnd: dataEnd, open: re.open}
 	if err := fillColumns(b, &out, fl, rn.ByID, ls); err != nil {
 		return nil, err
 	}

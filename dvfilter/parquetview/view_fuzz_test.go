@@ -116,6 +116,7 @@ func FuzzViewSchemas(f *testing.F) {
 			}
 			if fill {
 				opts.Rename.FillMissing = true
+				addFields(opts.Rename.Columns)
 				opts.Rename.Columns = append(opts.Rename.Columns, addedColumn())
 			}
 			if widen, err = opts.Rename.widenings(md); err != nil {
@@ -133,7 +134,7 @@ func FuzzViewSchemas(f *testing.F) {
 		}
 		got := allRows(t, view)
 		if fill {
-			got = withoutAdded(t, got, keepLeaf)
+			got = withoutAdded(t, view, got)
 		}
 		want := allRows(t, data)
 		kept := want[:0]
@@ -177,25 +178,71 @@ func addedColumn() Column {
 	}}
 }
 
-// withoutAdded checks that the leaves after the kept ones (addedColumn's
-// two) are null in every row and returns the rows without them.
-func withoutAdded(t *testing.T, rows []parquet.Row, keepLeaf []bool) []parquet.Row {
-	kept := 0
-	for _, k := range keepLeaf {
-		if k {
-			kept++
+// addFields adds a field, added_f, to every struct of cols outside lists
+// and maps: no generated file has it.
+func addFields(cols []Column) {
+	long := LeafType{Kind: LongType}
+	for i := range cols {
+		if c := &cols[i]; c.Kind == StructColumn {
+			addFields(c.Children)
+			c.Children = append(c.Children, Column{Name: "added_f", Physical: "added_f", Fill: &long})
 		}
 	}
-	if keepLeaf == nil {
-		t.Fatal("fill without a rename")
+}
+
+// withoutAdded checks the leaves of the view that no source file has
+// (addedColumn's, at the end, and added_f inside structs): null in every
+// row, at the level that says how far down their path the row has values
+// (added_f's: that of a stored field of its struct, no deeper than the
+// struct). It returns the rows without them.
+func withoutAdded(t *testing.T, view []byte, rows []parquet.Row) []parquet.Row {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(view), int64(len(view)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := f.Schema().Columns()
+	index := make([]int, len(paths)) // served leaf -> leaf among the stored, -1: added
+	sibling := make([]int, len(paths))
+	maxDef := make([]int, len(paths))
+	stored := 0
+	for c, p := range paths {
+		leaf, _ := f.Schema().Lookup(p...)
+		maxDef[c], sibling[c], index[c] = leaf.MaxDefinitionLevel, -1, stored
+		switch {
+		case p[0] == "added":
+			index[c] = -1
+		case p[len(p)-1] == "added_f":
+			index[c] = -1
+			for q, qp := range paths {
+				ql, _ := f.Schema().Lookup(qp...)
+				if len(qp) >= len(p) && slices.Equal(qp[:len(p)-1], p[:len(p)-1]) && !slices.Contains(qp, "added_f") && ql.MaxRepetitionLevel == 0 {
+					sibling[c] = q
+					break
+				}
+			}
+		default:
+			stored++
+		}
 	}
 	for i, row := range rows {
+		defs := map[int]int{}
+		for _, v := range row {
+			defs[v.Column()] = v.DefinitionLevel()
+		}
 		var own parquet.Row
 		for _, v := range row {
-			if v.Column() < kept {
-				own = append(own, v)
-			} else if !v.IsNull() || v.Column() > kept+1 {
-				t.Fatalf("row %d: added column %d holds %v", i, v.Column(), v)
+			c := v.Column()
+			if index[c] >= 0 {
+				own = append(own, v.Level(v.RepetitionLevel(), v.DefinitionLevel(), index[c]))
+				continue
+			}
+			want := 0
+			if q := sibling[c]; q >= 0 {
+				want = min(defs[q], maxDef[c]-1)
+			}
+			if !v.IsNull() || v.DefinitionLevel() != want {
+				t.Fatalf("row %d: added leaf %v holds %v at level %d, want null at %d", i, paths[c], v, v.DefinitionLevel(), want)
 			}
 		}
 		rows[i] = own

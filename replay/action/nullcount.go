@@ -49,12 +49,14 @@ func (s *ColumnSet) Fields() [][]string {
 	return out
 }
 
-// CountKey is a member name of a nullCount object at its depth: 0 for a
-// top-level column, 1 for a field of a struct column's counts, and so on.
-// A key at depth d > 0 follows its parent's, at depth d-1.
-type CountKey struct {
-	Name  []byte
-	Depth int
+// AppendCountKey appends to keys a member name of a nullCount object at
+// its depth: 0 for a top-level column, 1 for a field of a struct column's
+// counts, and so on. A key at depth d > 0 follows its parent's, at depth
+// d-1. Keys so encoded (the name's length, the depth, the name) are what
+// InternCounts takes, and what sets are interned by.
+func AppendCountKey(keys, name []byte, depth int) []byte {
+	keys = binary.AppendUvarint(keys, uint64(len(name)))
+	return append(append(keys, byte(depth)), name...)
 }
 
 // NullCounted returns the columns the nullCount object of an add's stats
@@ -75,8 +77,8 @@ func NullCounted(stats []byte) *ColumnSet {
 		if s.peek() != '{' {
 			return s.skip(1)
 		}
-		var names [64]CountKey
-		keys, ok := s.CountKeys(names[:0], 0)
+		var buf [512]byte
+		keys, ok := s.countKeys(buf[:0], 0)
 		if ok {
 			set = InternCounts(keys)
 		}
@@ -99,7 +101,7 @@ func NullCounted(stats []byte) *ColumnSet {
 // decodedKeys appends the names of an object's members in their order, and
 // those of the objects nested in it, as the scanner does, decoded by
 // encoding/json; ok is false for anything but an object.
-func decodedKeys(object []byte, keys []CountKey, depth int) ([]CountKey, bool) {
+func decodedKeys(object []byte, keys []byte, depth int) ([]byte, bool) {
 	d := json.NewDecoder(bytes.NewReader(object))
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
 		return nil, false
@@ -111,7 +113,7 @@ func decodedKeys(object []byte, keys []CountKey, depth int) ([]CountKey, bool) {
 		if err != nil || !isName || d.Decode(&value) != nil {
 			return nil, false
 		}
-		keys = append(keys, CountKey{[]byte(name), depth})
+		keys = AppendCountKey(keys, []byte(name), depth)
 		if value[0] == '{' && depth < MaxCountDepth {
 			var ok bool
 			if keys, ok = decodedKeys(value, keys, depth+1); !ok {
@@ -142,8 +144,8 @@ func lastNullCount(stats []byte) (*ColumnSet, bool) {
 	if s.ws(); s.peek() != '{' {
 		return nil, false
 	}
-	var names [64]CountKey
-	keys, ok := s.CountKeys(names[:0], 0)
+	var buf [512]byte
+	keys, ok := s.countKeys(buf[:0], 0)
 	if s.ws(); !ok || !s.byte('}') {
 		return nil, false
 	}
@@ -153,14 +155,14 @@ func lastNullCount(stats []byte) (*ColumnSet, bool) {
 	return InternCounts(keys), true
 }
 
-// CountKeys scans a nullCount object (at depth 0) or one nested in it,
+// countKeys scans a nullCount object (at depth 0) or one nested in it,
 // appending its members' names to keys, and those of the objects in it.
-func (s *lineScanner) CountKeys(keys []CountKey, depth int) ([]CountKey, bool) {
+func (s *lineScanner) countKeys(keys []byte, depth int) ([]byte, bool) {
 	ok := s.object(func(key []byte) bool {
-		keys = append(keys, CountKey{key, depth})
+		keys = AppendCountKey(keys, key, depth)
 		if s.peek() == '{' && depth < MaxCountDepth {
 			var ok bool
-			keys, ok = s.CountKeys(keys, depth+1)
+			keys, ok = s.countKeys(keys, depth+1)
 			return ok
 		}
 		return s.skip(depth + 2) // the stats, nullCount, then its members
@@ -180,17 +182,11 @@ var columnSets = struct {
 
 const maxColumnSets = 4096
 
-// InternCounts returns the set of the keys, shared with every other set of
-// the same keys in the same order.
-func InternCounts(keys []CountKey) *ColumnSet {
-	var buf [512]byte
-	joined := buf[:0]
-	for _, k := range keys {
-		joined = binary.AppendUvarint(joined, uint64(len(k.Name)))
-		joined = append(append(joined, byte(k.Depth)), k.Name...)
-	}
+// InternCounts returns the set of the keys (AppendCountKey's), shared
+// with every other set of the same keys in the same order.
+func InternCounts(keys []byte) *ColumnSet {
 	columnSets.RLock()
-	set := columnSets.m[string(joined)]
+	set := columnSets.m[string(keys)]
 	columnSets.RUnlock()
 	if set != nil {
 		return set
@@ -198,25 +194,31 @@ func InternCounts(keys []CountKey) *ColumnSet {
 	set = newColumnSet(keys)
 	columnSets.Lock()
 	defer columnSets.Unlock()
-	if old := columnSets.m[string(joined)]; old != nil {
+	if old := columnSets.m[string(keys)]; old != nil {
 		return old
 	}
 	if len(columnSets.m) < maxColumnSets {
-		columnSets.m[string(joined)] = set
+		columnSets.m[string(keys)] = set
 	}
 	return set
 }
 
-// newColumnSet builds the set of the keys.
-func newColumnSet(keys []CountKey) *ColumnSet {
+// newColumnSet builds the set of the keys (AppendCountKey's).
+func newColumnSet(keys []byte) *ColumnSet {
 	set := &ColumnSet{}
 	var path []string
-	for _, k := range keys {
-		if k.Depth > len(path) {
+	for len(keys) > 0 {
+		n, w := binary.Uvarint(keys)
+		if w <= 0 || uint64(len(keys)-w-1) < n {
+			break // not AppendCountKey's
+		}
+		depth, name := int(keys[w]), string(keys[w+1:w+1+int(n)])
+		keys = keys[w+1+int(n):]
+		if depth > len(path) {
 			continue // no parent: the collectors write none such
 		}
-		path = append(path[:k.Depth], string(k.Name))
-		if k.Depth == 0 {
+		path = append(path[:depth], name)
+		if depth == 0 {
 			set.names = append(set.names, path[0])
 		} else {
 			set.fields = append(set.fields, strings.Join(path, fieldSep))
@@ -290,8 +292,8 @@ func lastNullCountQuoted(raw []byte) (*ColumnSet, bool) {
 	if k = skipSpacesBack(raw, k-len(name)-1); k < 0 || raw[k] != ',' && raw[k] != '{' {
 		return nil, false
 	}
-	var names [64]CountKey
-	keys, ok := quotedKeys(raw[j+1:end], names[:0], 0)
+	var buf [512]byte
+	keys, ok := quotedKeys(raw[j+1:end], buf[:0], 0)
 	if !ok {
 		return nil, false
 	}
@@ -301,7 +303,7 @@ func lastNullCountQuoted(raw []byte) (*ColumnSet, bool) {
 // quotedKeys appends the names of the members of an object's inside as
 // quoted stats hold it (quotes escaped, no other escape), and those of
 // the objects in their values, skipping the other values.
-func quotedKeys(in []byte, keys []CountKey, depth int) ([]CountKey, bool) {
+func quotedKeys(in []byte, keys []byte, depth int) ([]byte, bool) {
 	for i := skipSpaces(in, 0); i < len(in); {
 		if len(in)-i < 4 || in[i] != '\\' || in[i+1] != '"' {
 			return nil, false
@@ -310,7 +312,7 @@ func quotedKeys(in []byte, keys []CountKey, depth int) ([]CountKey, bool) {
 		if n < 0 {
 			return nil, false
 		}
-		keys = append(keys, CountKey{in[i+2 : i+2+n], depth})
+		keys = AppendCountKey(keys, in[i+2:i+2+n], depth)
 		if i = skipSpaces(in, i+4+n); i == len(in) || in[i] != ':' {
 			return nil, false
 		}

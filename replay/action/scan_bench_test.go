@@ -58,3 +58,24 @@ func sparkAdds(n int) []byte {
 	}
 	return []byte(sb.String())
 }
+
+// BenchmarkNullCounted: the columns a JSON commit's stats count nulls of,
+// read from the quoted stats as a JSON replay reads every add's: flat
+// (eight columns) and with a struct column's counts.
+//
+//	go test ./replay/action -run XXX -bench NullCounted
+func BenchmarkNullCounted(b *testing.B) {
+	for _, c := range []struct{ name, stats string }{
+		{"flat", `{"numRecords":1000,"minValues":{"id":1,"a":2.5},"maxValues":{"id":9,"a":3.5},"nullCount":{"id":0,"a":0,"b":1,"c":0,"d":0,"e":3,"f":0,"g":0}}`},
+		{"struct", `{"numRecords":1000,"minValues":{"id":1},"maxValues":{"id":9},"nullCount":{"id":0,"a":0,"s":{"x":0,"y":1,"t":{"u":0,"v":0}},"g":0}}`},
+	} {
+		quoted := []byte(fmt.Sprintf("%q", c.stats))
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if nullCountedQuoted(quoted) == nil {
+					b.Fatal("no set")
+				}
+			}
+		})
+	}
+}

@@ -15,9 +15,10 @@ import (
 // the column filled with nulls (parquetview's FillMissing). Which files
 // lack one is said by their stats: Spark and delta-rs count the nulls of
 // every column they collect stats for, so a file whose nullCount lacks a
-// column the table collects stats for was written without it. The
-// served size of such a file is then read from its footer at its first
-// stat; the others keep theirs.
+// column the table collects stats for was written without it; one whose
+// nullCount counts a struct column but not a field of it that other
+// files count, without the field. The served size of such a file is then
+// read from its footer at its first stat; the others keep theirs.
 
 // fillOf returns the Rename that serves a version's files lacking columns
 // (the version's names, types and hidden columns, FillMissing), and the
@@ -55,8 +56,8 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillR
 	return rn, rule
 }
 
-// fillRule tells the files lacking columns by the top-level columns, by
-// stored name, whose nulls their stats count.
+// fillRule tells the files lacking columns by the columns, by stored
+// name, whose nulls their stats count.
 type fillRule struct {
 	// counted are the leaf and struct columns the table collects stats
 	// for: a file whose nullCount lacks one was written without it.
