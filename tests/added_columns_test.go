@@ -381,3 +381,20 @@ func TestAddedFieldsCost(t *testing.T) {
 		t.Errorf("a second stat made %d reads", d.Gets)
 	}
 }
+
+// TestAddedFieldsSmallFileCost: in a file of 80 KB the stored field's
+// chunk lies in the footer's first read (its last 64 KiB): a first stat
+// makes that one read.
+func TestAddedFieldsSmallFileCost(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	filledFolder(t, dir, 1, "field")
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	before := m.store.Counts()
+	if _, err := os.Stat(filepath.Join(m.dir, "latest", "part-0000.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if d := m.store.Counts().Sub(before); d.Gets != 1 {
+		t.Errorf("the first stat made %d reads, want 1", d.Gets)
+	}
+}

@@ -77,6 +77,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	if vec == nil {
 		vec = noRows{}
 	}
+	src = &tailKept{src: src, size: size}
 	footer, dataEnd, err := footerBytes(ctx, src, size)
 	if err != nil {
 		return nil, err

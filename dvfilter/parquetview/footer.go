@@ -28,6 +28,26 @@ type RangeReader interface {
 	ReadRange(ctx context.Context, off, n int64) ([]byte, error)
 }
 
+// tailKept serves the reads inside a file's tail from memory once the
+// tail is read (a footer's first read, FooterTail bytes): a build then
+// reads what lies there (the last column chunks of a small file) once.
+type tailKept struct {
+	src  RangeReader
+	size int64
+	tail []byte // the file's last len(tail) bytes
+}
+
+func (t *tailKept) ReadRange(ctx context.Context, off, n int64) ([]byte, error) {
+	if start := t.size - int64(len(t.tail)); t.tail != nil && off >= start && off+n <= t.size {
+		return t.tail[off-start : off-start+n], nil
+	}
+	b, err := t.src.ReadRange(ctx, off, n)
+	if err == nil && t.tail == nil && off+int64(len(b)) == t.size {
+		t.tail = b
+	}
+	return b, err
+}
+
 // RangeReaderFunc adapts a function to RangeReader.
 type RangeReaderFunc func(ctx context.Context, off, n int64) ([]byte, error)
 
