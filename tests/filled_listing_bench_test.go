@@ -11,8 +11,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/deltafs/deltafs/blobstore"
-	"github.com/deltafs/deltafs/fs"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
 	"github.com/deltafs/deltafs/tests/servers"
@@ -90,23 +88,11 @@ func BenchmarkListingFilled(b *testing.B) {
 				b.Run(fmt.Sprintf("lacking=%s/store=%s/latency=%v", lacking, store, latency), func(b *testing.B) {
 					var rounds, bytes int64
 					for b.Loop() {
-						b.StopTimer()
-						m := mountLayout(b, location, fs.Options{RefreshInterval: -1}, blobstore.WithLatency(latency))
-						version := filepath.Join(m.dir, "v", "1")
-						if _, err := os.Stat(version); err != nil {
-							b.Fatal(err)
-						}
-						before := m.store.Counts()
-						b.StartTimer()
-						sizes := lsL(b, version)
-						b.StopTimer()
-						d := m.store.Counts().Sub(before)
+						sizes, d := timedListing(b, location, latency)
 						rounds, bytes = rounds+d.Rounds, bytes+d.Bytes
 						if len(sizes) != 401 {
 							b.Fatalf("%d files listed", len(sizes))
 						}
-						m.unmount()
-						b.StartTimer()
 					}
 					b.ReportMetric(float64(rounds)/float64(b.N), "roundtrips/op")
 					b.ReportMetric(float64(bytes)/float64(b.N)/(1<<20), "MiB/op")

@@ -48,6 +48,25 @@ func dvFolder(tb testing.TB, dir string, n int) map[string]int64 {
 	return stored
 }
 
+// timedListing mounts location anew, with latency before every request,
+// and lists and stats v/1 (lsL) with only that timed. It returns the
+// sizes and the requests the listing made.
+func timedListing(b *testing.B, location string, latency time.Duration) (map[string]int64, blobstore.Counts) {
+	b.StopTimer()
+	defer b.StartTimer()
+	m := mountLayout(b, location, fs.Options{RefreshInterval: -1}, blobstore.WithLatency(latency))
+	defer m.unmount()
+	version := filepath.Join(m.dir, "v", "1")
+	if _, err := os.Stat(version); err != nil {
+		b.Fatal(err)
+	}
+	before := m.store.Counts()
+	b.StartTimer()
+	sizes := lsL(b, version)
+	b.StopTimer()
+	return sizes, m.store.Counts().Sub(before)
+}
+
 // lsL lists a folder and stats every file in it, in the listing's order,
 // as ls -l does.
 func lsL(tb testing.TB, dir string) map[string]int64 {
@@ -151,19 +170,8 @@ func BenchmarkListingViews(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				var rounds int64
 				for b.Loop() {
-					b.StopTimer()
-					m := mountLayout(b, location, fs.Options{RefreshInterval: -1}, blobstore.WithLatency(latency))
-					version := filepath.Join(m.dir, "v", "1")
-					if _, err := os.Stat(version); err != nil {
-						b.Fatal(err)
-					}
-					before := m.store.Counts()
-					b.StartTimer()
-					lsL(b, version)
-					b.StopTimer()
-					rounds += m.store.Counts().Sub(before).Rounds
-					m.unmount()
-					b.StartTimer()
+					_, d := timedListing(b, location, latency)
+					rounds += d.Rounds
 				}
 				b.ReportMetric(float64(rounds)/float64(b.N), "roundtrips/op")
 			})

@@ -129,23 +129,7 @@ func TestEntriesLackingColumns(t *testing.T) {
 // nothing of it; where some do, a file whose stats do not lacks it.
 func TestEntriesLackingArrayColumns(t *testing.T) {
 	snap := snapshotOf(schemaOf("id:long", "tags:array"), "old.parquet", "new.parquet")
-	filled := func(stats ...string) []string {
-		var counted []*action.ColumnSet
-		for _, s := range stats {
-			counted = append(counted, action.NullCounted([]byte(s)))
-		}
-		v, err := Of(snap, nil, counted, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, e := range v.Entries {
-			if e.Fill {
-				out = append(out, e.Name)
-			}
-		}
-		return out
-	}
+	filled := func(stats ...string) []string { return filledBy(t, snap, stats...) }
 	if got := filled(`{"nullCount":{"id":0}}`, `{"nullCount":{"id":0}}`); got != nil {
 		t.Errorf("no stats count the array's nulls (delta-rs): filled %v", got)
 	}
@@ -163,23 +147,7 @@ func TestEntriesLackingFields(t *testing.T) {
 		`{"name":"t","type":{"type":"struct","fields":[{"name":"x","type":"integer","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}},` +
 		`{"name":"tags","type":{"type":"array","elementType":"integer","containsNull":true},"nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}}]}`
 	snap := snapshotOf(schema, "old.parquet", "older.parquet", "new.parquet")
-	filled := func(stats ...string) string {
-		var counted []*action.ColumnSet
-		for _, s := range stats {
-			counted = append(counted, action.NullCounted([]byte(s)))
-		}
-		v, err := Of(snap, nil, counted, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, e := range v.Entries {
-			if e.Fill {
-				out = append(out, e.Name)
-			}
-		}
-		return fmt.Sprint(out)
-	}
+	filled := func(stats ...string) string { return fmt.Sprint(filledBy(t, snap, stats...)) }
 	const full = `{"nullCount":{"id":0,"s":{"a":0,"t":{"x":0}}}}`
 	if got := filled(`{"nullCount":{"id":0,"s":{"a":0}}}`, `{"nullCount":{"id":0,"s":{"a":0,"t":{}}}}`, full); got != "[old.parquet older.parquet]" {
 		t.Errorf("fields added: filled %s", got)
@@ -190,6 +158,27 @@ func TestEntriesLackingFields(t *testing.T) {
 	if got := filled(full, full, `{"nullCount":{"id":0,"s":{"a":0,"t":{"x":0},"tags":0}}}`); got != "[]" {
 		t.Errorf("an array inside the struct: filled %s", got)
 	}
+}
+
+// filledBy returns the files of snap served filled when their stats are
+// stats, in order.
+func filledBy(t *testing.T, snap *replay.Snapshot, stats ...string) []string {
+	t.Helper()
+	var counted []*action.ColumnSet
+	for _, s := range stats {
+		counted = append(counted, action.NullCounted([]byte(s)))
+	}
+	v, err := Of(snap, nil, counted, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range v.Entries {
+		if e.Fill {
+			out = append(out, e.Name)
+		}
+	}
+	return out
 }
 
 // snapshotOf is a snapshot of an unpartitioned table with the schema and
