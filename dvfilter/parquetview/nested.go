@@ -189,6 +189,11 @@ func (ls *levelSource) chunkLevels(i, j int) ([]byte, error) {
 	return levels, err
 }
 
+// wholeChunkRead is the largest column chunk decodeChunkLevels reads in
+// one request; a larger one is read page by page, so that a view's build
+// holds one page of it at a time.
+var wholeChunkRead int64 = 8 << 20
+
 // decodeChunkLevels reads a column chunk and decodes the definition
 // levels of its data pages, one per row.
 func decodeChunkLevels(ctx context.Context, src RangeReader, cc *format.ColumnChunk, leaf leafInfo, rows, dataEnd int64) ([]byte, error) {
@@ -200,25 +205,37 @@ func decodeChunkLevels(ctx context.Context, src RangeReader, cc *format.ColumnCh
 	if codec.String() == "UNSUPPORTED" {
 		return nil, fmt.Errorf("compression codec %v: %w", cc.MetaData.Codec, errNoSplice)
 	}
-	data, err := readFull(ctx, src, start, end-start)
-	if err != nil {
-		return nil, err
+	chunk := src
+	if end-start <= wholeChunkRead {
+		data, err := readFull(ctx, src, start, end-start)
+		if err != nil {
+			return nil, err
+		}
+		chunk = RangeReaderFunc(func(_ context.Context, off, n int64) ([]byte, error) {
+			return data[off-start : min(off+n, end)-start], nil
+		})
 	}
-	chunk := bytesRange(data)
-	levels := make([]byte, 0, rows)
-	for off, n := int64(0), int64(len(data)); off < n; {
-		h, hlen, err := readPageHeader(ctx, chunk, off, n)
+	// The row count is the footer's word: levels grow with the pages read.
+	levels := make([]byte, 0, min(rows, 1<<20))
+	for off := start; off < end; {
+		h, hlen, err := readPageHeader(ctx, chunk, off, end)
 		if err != nil {
 			return nil, err
 		}
 		size := int64(h.CompressedPageSize)
-		if size < 0 || off+hlen+size > n {
+		if size < 0 || off+hlen+size > end {
 			return nil, fmt.Errorf("page at %d overruns its chunk: %w", off, ErrParquet)
 		}
-		body := data[off+hlen : off+hlen+size]
+		body, err := readFull(ctx, chunk, off+hlen, size)
+		if err != nil {
+			return nil, err
+		}
 		off += hlen + size
 		switch h.Type {
 		case format.DataPage, format.DataPageV2:
+			if entries := pageEntries(h); entries < 0 || entries > rows-int64(len(levels)) {
+				return nil, fmt.Errorf("page of %d values past the chunk's %d rows: %w", entries, rows, ErrParquet)
+			}
 			defs, _, err := pageLevels(h, body, h.Type == format.DataPageV2, codec, leaf)
 			if err != nil {
 				return nil, err
@@ -228,9 +245,6 @@ func decodeChunkLevels(ctx context.Context, src RangeReader, cc *format.ColumnCh
 		default:
 			return nil, fmt.Errorf("page of type %v: %w", h.Type, errNoSplice)
 		}
-		if int64(len(levels)) > rows {
-			break
-		}
 	}
 	if int64(len(levels)) != rows {
 		return nil, fmt.Errorf("column chunk of %d rows has %d levels: %w", rows, len(levels), ErrParquet)
@@ -238,12 +252,20 @@ func decodeChunkLevels(ctx context.Context, src RangeReader, cc *format.ColumnCh
 	return levels, nil
 }
 
+// pageEntries is the number of level entries a data page's header gives.
+func pageEntries(h *format.PageHeader) int64 {
+	if h.Type == format.DataPageV2 {
+		return int64(h.DataPageHeaderV2.V.NumValues)
+	}
+	return int64(h.DataPageHeader.V.NumValues)
+}
+
 // pageLevelsOf returns the definition levels of a column chunk without
 // repetition, one per row, as parquet-go decodes its pages.
 func pageLevelsOf(ctx context.Context, chunk parquet.ColumnChunk, rows int64) ([]byte, error) {
 	pages := chunk.Pages()
 	defer pages.Close()
-	levels := make([]byte, 0, rows)
+	levels := make([]byte, 0, min(rows, 1<<20))
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -197,3 +197,30 @@ func TestFillMissingFieldsSize(t *testing.T) {
 		t.Errorf("every field stored: unchanged %v, %v", v != nil && v.Unchanged(), fmt.Sprint(err))
 	}
 }
+
+// TestFillMissingFieldsPageByPage: a sibling chunk too large to read in
+// one request is read page by page, to the same view.
+func TestFillMissingFieldsPageByPage(t *testing.T) {
+	data := writeRowGroups(t, oldRow, []int{700, 500}, parquet.PageBufferSize(256))
+	src := &bytesSource{data: data}
+	build := func() []byte {
+		v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(3, 701), BuildOptions{Rename: grownStruct()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return materialize(t, v, src)
+	}
+	whole := build()
+	defer func(n int64) { wholeChunkRead = n }(wholeChunkRead)
+	wholeChunkRead = 0
+	if paged := build(); !bytes.Equal(paged, whole) {
+		t.Errorf("read page by page: %d bytes, differing from the %d read whole", len(paged), len(whole))
+	}
+	var kept []int64
+	for i := range int64(1200) {
+		if i != 3 && i != 701 {
+			kept = append(kept, i)
+		}
+	}
+	checkFieldLevels(t, whole, kept)
+}
