@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltafs/deltafs/dvfilter"
 )
@@ -223,4 +225,51 @@ func TestFillMissingFieldsPageByPage(t *testing.T) {
 		}
 	}
 	checkFieldLevels(t, whole, kept)
+}
+
+// TestFillMissingFieldsByID: in id mode a field filled inside a struct
+// carries its field id, and the struct's stored fields are found by
+// theirs.
+func TestFillMissingFieldsByID(t *testing.T) {
+	data := writeRowGroups(t, oldRow, []int{4})
+	md := footerOf(t, data)
+	for i := range md.Schema {
+		md.Schema[i].FieldID = int32(i) // id, s (2), a (3), ...
+	}
+	long := LeafType{Kind: LongType}
+	rn := &Rename{Key: "ids", ByID: true, FillMissing: true, Columns: []Column{
+		{Name: "id", Physical: "col-1", ID: 1, Fill: &long},
+		{Name: "s", Physical: "col-2", ID: 2, Kind: StructColumn, Children: []Column{
+			{Name: "a", Physical: "col-3", ID: 3, Fill: &long},
+			{Name: "b", Physical: "col-9", ID: 9, Fill: &long},
+		}},
+	}}
+	data = withSchema(t, data, md)
+	src := &bytesSource{data: data}
+	v, err := Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: rn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, el := range footerOf(t, materialize(t, v, src)).Schema[1:] {
+		got = append(got, fmt.Sprintf("%s:%d", el.Name, el.FieldID))
+	}
+	if want := "id:1 s:2 a:3 b:9"; strings.Join(got, " ") != want {
+		t.Errorf("served schema %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+// withSchema returns the Parquet file data with its footer's schema
+// replaced by md's.
+func withSchema(t *testing.T, data []byte, md *format.FileMetaData) []byte {
+	t.Helper()
+	_, dataEnd, err := readFooter(context.Background(), &bytesSource{data: data}, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail, err := encodeFooter(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(slices.Clip(data[:dataEnd]), tail...)
 }
