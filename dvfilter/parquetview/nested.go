@@ -18,7 +18,8 @@ import (
 // field are those of a stored field of the same struct (a sibling), cut
 // to the struct's own level: read from the file, row by row. Only structs
 // outside lists and maps are filled: inside one, the levels would need
-// the repetition too.
+// the repetition too, and no stats tell the files that lack such a field
+// (writers count the nulls of a list or a map as a whole).
 
 // nestedFill is a field missing inside a stored struct, served as nulls.
 type nestedFill struct {
