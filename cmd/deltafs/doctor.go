@@ -36,6 +36,7 @@ type doctorReport struct {
 	Retention              doctorRetention   `json:"retention"`
 	Open                   doctorOpen        `json:"open"`
 	Files                  doctorFiles       `json:"files"`
+	Columns                *doctorColumns    `json:"columns,omitempty"` // with --files
 	Findings               []finding         `json:"findings"`
 }
 
@@ -200,6 +201,11 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 		}
 		defer plain.Close()
 		r.Files = checkFiles(ctx, plain, snap)
+		cols, err := checkColumns(ctx, plain, snap)
+		if err != nil {
+			return nil, err
+		}
+		r.Columns = &cols
 	}
 	r.Findings = append(findings(r), logFindings(commits, t.PassedOver())...)
 	return r, nil

@@ -99,6 +99,9 @@ func findings(r *doctorReport) []finding {
 	default:
 		add("data files", false, scope+": all present with the log's sizes", "nothing to do")
 	}
+	if c := r.Columns; c != nil {
+		out = append(out, columnsFinding(c, r.LatestVersion))
+	}
 	if fl.External > 0 {
 		add("external files", true, fmt.Sprintf("%d live files lie outside the table root", fl.External),
 			"a mount does not show them (it reads nothing outside the root)")
@@ -182,4 +185,19 @@ func formatBytes(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	return fmt.Sprintf("%.1f %s", f, units[i])
+}
+
+// columnsFinding says which files a mount serves lacking columns.
+func columnsFinding(c *doctorColumns, latest int64) finding {
+	filled := fmt.Sprintf("%d files lack columns the table added and are served with them, as nulls", c.Filled)
+	if c.Lacking > 0 {
+		return finding{Check: "columns", Level: "warn",
+			Message: fmt.Sprintf("%s; %d have no null counts in their stats, and %d of the %d of those checked lack columns of v%d (%s), served without them; e.g. %s",
+				filled, c.WithoutCounts, c.Lacking, c.Checked, latest, strings.Join(c.Columns, ", "), strings.Join(c.Examples, "; ")),
+			Advice: "readers then keep or drop those columns by the file they meet first: tell them to fill columns (DuckDB union_by_name=true, Polars missing_columns=\"insert\", pyarrow a unified schema)"}
+	}
+	if c.WithoutCounts > 0 {
+		filled += fmt.Sprintf("; %d have no null counts in their stats (%d checked: none lacks a column)", c.WithoutCounts, c.Checked)
+	}
+	return finding{Check: "columns", Level: "ok", Message: filled, Advice: "nothing to do"}
 }

@@ -302,3 +302,44 @@ func TestDoctorBrokenLog(t *testing.T) {
 		t.Errorf("truncated checkpoint: %d live files, findings %+v", r.LiveFiles, r.Findings)
 	}
 }
+
+// TestDoctorColumns: after a column is added, doctor counts the files the
+// mount fills (their stats lack the column), and reads the footers of
+// those whose stats have no null counts: such a file lacking the column
+// is served without it, a warning naming it.
+func TestDoctorColumns(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	var adds []action.Action
+	for _, name := range []string{"counted.parquet", "uncounted.parquet"} {
+		a, err := gen.DataFileAdd(name, 10, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		adds = append(adds, a)
+	}
+	adds[1].Add.Stats = `{"numRecords":10}`
+	grown := strings.Replace(deltagen.SimpleSchema, `]}`, `,{"name":"extra","type":"double","nullable":true,"metadata":{}}]}`, 1)
+	for _, c := range [][]action.Action{append([]action.Action{deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)}, adds...), {deltagen.Metadata(grown, nil, nil)}} {
+		if _, err := gen.Commit(c...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := runCLI("doctor", "--json", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if c := r.Columns; c == nil || c.Filled != 1 || c.WithoutCounts != 1 || c.Checked != 1 || c.Lacking != 1 || fmt.Sprint(c.Columns) != "[extra]" {
+		t.Errorf("columns %+v", c)
+	}
+	if level(&r, "columns") != "warn" {
+		t.Errorf("findings %+v", r.Findings)
+	}
+	if code, out, _ = runCLI("doctor", dir); code != 0 || !strings.Contains(out, "warn  columns") || !strings.Contains(out, "uncounted.parquet: extra") {
+		t.Errorf("text report, exit %d:\n%s", code, out)
+	}
+}

@@ -1,11 +1,13 @@
 package parquetview
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/rle"
@@ -308,4 +310,31 @@ func appendZeroLevels(b []byte, n int64, bitWidth int) []byte {
 	}
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(run)))
 	return append(b, run...)
+}
+
+// Lacking returns the columns of rn (a Rename with FillMissing) that the
+// Parquet file src reads lacks and a view would fill, by served name (a
+// field inside a struct as its path, dotted): read from the footer's
+// schema alone.
+func Lacking(ctx context.Context, src RangeReader, size int64, rn *Rename) ([]string, error) {
+	footer, _, err := footerBytes(ctx, src, size)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := decodeFooterSchema(footer)
+	if err != nil {
+		return nil, err
+	}
+	var w renameWalk
+	if err := w.walk(&format.FileMetaData{Schema: fs.Schema}, rn); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range w.missing {
+		out = append(out, c.Name)
+	}
+	for _, nf := range w.nested {
+		out = append(out, strings.Join(nf.path, "."))
+	}
+	return out, nil
 }

@@ -23,6 +23,7 @@ import (
 
 // nestedFill is a field missing inside a stored struct, served as nulls.
 type nestedFill struct {
+	path   []string // the field's, served names from the top
 	leaves []nullLeaf
 	// at is the served index of its first leaf; afterSource the number
 	// of source leaves before it.
@@ -56,7 +57,7 @@ func (w *renameWalk) fillFields(col *Column, stored []*Column, path []string, de
 		if slices.Contains(stored, f) || !f.Fillable() || (def > 0 && len(siblings) == 0) {
 			continue
 		}
-		nf := nestedFill{at: w.servedLeaves, afterSource: len(w.keep), structDef: def, siblings: siblings}
+		nf := nestedFill{path: append(slices.Clip(path), f.Name), at: w.servedLeaves, afterSource: len(w.keep), structDef: def, siblings: siblings}
 		w.out = appendNullSchema(w.out, f, f.Name, format.Optional, w.byID, path, rep, def, &nf.leaves)
 		w.servedLeaves += len(nf.leaves)
 		w.nested = append(w.nested, nf)

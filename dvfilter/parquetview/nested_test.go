@@ -273,3 +273,20 @@ func withSchema(t *testing.T, data []byte, md *format.FileMetaData) []byte {
 	}
 	return append(slices.Clip(data[:dataEnd]), tail...)
 }
+
+// TestLacking: the columns and fields a file lacks, from its footer.
+func TestLacking(t *testing.T) {
+	data := writeRowGroups(t, oldRow, []int{3})
+	got, err := Lacking(context.Background(), &bytesSource{data: data}, int64(len(data)), grownStruct())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "s.t.y s.b s.u r.z"; strings.Join(got, " ") != want {
+		t.Errorf("lacking %q, want %s", got, want)
+	}
+	rn := grownTable()
+	data = writeRowGroups(t, func(i int64) beforeAdd { return beforeAdd{ID: i} }, []int{2})
+	if got, err := Lacking(context.Background(), &bytesSource{data: data}, int64(len(data)), rn); err != nil || len(got) != len(rn.Columns)-3 || got[0] != "flag" {
+		t.Errorf("lacking %q, %v; want the %d columns after id and name that can be filled", got, err, len(rn.Columns)-3)
+	}
+}

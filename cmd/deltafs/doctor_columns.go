@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
+	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+)
+
+// doctorColumns is what doctor found of the columns of latest's files. A
+// mount serves a file lacking columns the table added with them, as
+// nulls, where its stats say so; a file whose stats have no null counts
+// says nothing, and is served as stored: doctor reads the footers of some
+// such files to see whether they lack columns.
+type doctorColumns struct {
+	Filled        int      `json:"filled"`        // files lacking columns, served with them
+	WithoutCounts int      `json:"withoutCounts"` // files whose stats have no null counts
+	Checked       int      `json:"checked"`       // of those, footers read (a sample)
+	Lacking       int      `json:"lacking"`       // of those checked, files lacking columns: served without them
+	Columns       []string `json:"columns"`       // the columns they lack
+	Examples      []string `json:"examples"`      // a few such files
+}
+
+// maxColumnChecks bounds the footers doctor reads, spread evenly over the
+// files without null counts sorted by path.
+const maxColumnChecks = 50
+
+// checkColumns counts latest's files served with columns they lack, and
+// reads the footers of a sample of those whose stats do not say.
+func checkColumns(ctx context.Context, st *blobstore.Store, snap *replay.Snapshot) (doctorColumns, error) {
+	var r doctorColumns
+	details, err := snap.Details(ctx)
+	if err != nil {
+		return r, err
+	}
+	lay, _, err := servedLayout(snap, details.Partitions, details.NullCounted)
+	if err != nil || lay.Fill == nil {
+		return r, err // no schema to check the files against
+	}
+	for _, e := range lay.Entries {
+		if e.Fill {
+			r.Filled++
+		}
+	}
+	var unknown []*replay.File
+	for i := range snap.Files {
+		if f := &snap.Files[i]; details.NullCounted[i] == nil && !action.IsExternal(f.Path) && f.Size >= 0 {
+			unknown = append(unknown, f)
+		}
+	}
+	r.WithoutCounts = len(unknown)
+	slices.SortFunc(unknown, func(a, b *replay.File) int { return strings.Compare(a.Path, b.Path) })
+	sample := unknown
+	if len(unknown) > maxColumnChecks {
+		sample = make([]*replay.File, maxColumnChecks)
+		for i := range sample {
+			sample[i] = unknown[i*len(unknown)/maxColumnChecks]
+		}
+	}
+	lacking := make([][]string, len(sample))
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for i, f := range sample {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			src := parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
+				return st.ReadRange(ctx, f.Path, off, n)
+			})
+			// A footer that cannot be read is the data files check's to
+			// report.
+			lacking[i], _ = parquetview.Lacking(ctx, src, f.Size, lay.Fill)
+		}()
+	}
+	wg.Wait()
+	r.Checked = len(sample)
+	for i, cols := range lacking {
+		if len(cols) == 0 {
+			continue
+		}
+		r.Lacking++
+		if len(r.Examples) < 5 {
+			r.Examples = append(r.Examples, sample[i].Path+": "+strings.Join(cols, ", "))
+		}
+		for _, c := range cols {
+			if !slices.Contains(r.Columns, c) {
+				r.Columns = append(r.Columns, c)
+			}
+		}
+	}
+	return r, nil
+}
