@@ -54,14 +54,7 @@ func checkColumns(ctx context.Context, st *blobstore.Store, snap *replay.Snapsho
 		}
 	}
 	r.WithoutCounts = len(unknown)
-	slices.SortFunc(unknown, func(a, b *replay.File) int { return strings.Compare(a.Path, b.Path) })
-	sample := unknown
-	if len(unknown) > maxColumnChecks {
-		sample = make([]*replay.File, maxColumnChecks)
-		for i := range sample {
-			sample[i] = unknown[i*len(unknown)/maxColumnChecks]
-		}
-	}
+	sample := spread(unknown, maxColumnChecks)
 	lacking := make([][]string, len(sample))
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup

@@ -51,15 +51,8 @@ func checkFiles(ctx context.Context, st *blobstore.Store, snap *replay.Snapshot)
 			inside = append(inside, f)
 		}
 	}
-	slices.SortFunc(inside, func(a, b *replay.File) int { return strings.Compare(a.Path, b.Path) })
-	sample := inside
-	if len(inside) > maxFileChecks {
-		r.Sampled = true
-		sample = make([]*replay.File, maxFileChecks)
-		for i := range sample {
-			sample[i] = inside[i*len(inside)/maxFileChecks]
-		}
-	}
+	sample := spread(inside, maxFileChecks)
+	r.Sampled = len(sample) < len(inside)
 	vectors := serve.VectorStorage(serve.StoreStorage{Store: st})
 	// Each check writes its own slot; problems are counted and noted in
 	// path order afterwards, so that the examples do not depend on which
@@ -117,6 +110,20 @@ func checkFile(ctx context.Context, st *blobstore.Store, vectors serve.Storage, 
 		}
 	}
 	return "", nil
+}
+
+// spread returns at most n of files, sorted by path, spread evenly over
+// them (a big table gets a sample).
+func spread(files []*replay.File, n int) []*replay.File {
+	slices.SortFunc(files, func(a, b *replay.File) int { return strings.Compare(a.Path, b.Path) })
+	if len(files) <= n {
+		return files
+	}
+	sample := make([]*replay.File, n)
+	for i := range sample {
+		sample[i] = files[i*len(files)/n]
+	}
+	return sample
 }
 
 // note keeps the first few problems as examples.
