@@ -316,7 +316,13 @@ func appendZeroLevels(b []byte, n int64, bitWidth int) []byte {
 // Parquet file src reads lacks and a view would fill, by served name (a
 // field inside a struct as its path, dotted): read from the footer's
 // schema alone.
-func Lacking(ctx context.Context, src RangeReader, size int64, rn *Rename) ([]string, error) {
+func Lacking(ctx context.Context, src RangeReader, size int64, rn *Rename) (_ []string, err error) {
+	defer func() {
+		// As in build: a malformed footer is a bad file, not a crash.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("decoding failed: %v: %w", r, ErrParquet)
+		}
+	}()
 	footer, _, err := footerBytes(ctx, src, size)
 	if err != nil {
 		return nil, err

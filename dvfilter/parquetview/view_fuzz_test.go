@@ -35,6 +35,9 @@ func FuzzBuildView(f *testing.F) {
 		checkBuilt(t, src, data, vec, BuildOptions{SpillDir: t.TempDir()})
 		// The same file served with fields filled inside its structs.
 		checkBuilt(t, src, data, vec, BuildOptions{SpillDir: t.TempDir(), Rename: grownStruct()})
+		if _, err := Lacking(context.Background(), src, int64(len(data)), grownStruct()); err != nil && !errors.Is(err, ErrParquet) && !isShortRead(err) {
+			t.Fatalf("Lacking: unclassified error: %v", err)
+		}
 	})
 }
 
