@@ -120,7 +120,7 @@ func newCommitDir(ctx context.Context, r *root, c *versions.Changes) (*commitDir
 		name string
 		part versions.Part
 	}{{partNames[0], c.Added}, {partNames[1], c.Removed}, {partNames[2], c.CDC}} {
-		lay, err := layout.Of(p.part.Snap, p.part.Parts, p.part.NullCounted, layout.Physical(r.opts.PhysicalLayout))
+		lay, err := layout.Of(p.part.Snap, p.part.Parts, p.part.NullCounted, r.layoutOptions())
 		if err != nil {
 			return nil, err
 		}

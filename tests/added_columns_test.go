@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
@@ -396,5 +397,50 @@ func TestAddedFieldsSmallFileCost(t *testing.T) {
 	}
 	if d := m.store.Counts().Sub(before); d.Gets != 1 {
 		t.Errorf("the first stat made %d reads, want 1", d.Gets)
+	}
+}
+
+// TestAddedColumnsCheckFooters: a file whose stats have no null counts
+// says nothing of the columns it has: served as stored by default, and
+// with the column it lacks under CheckFooters, its size the filled
+// file's from the first stat (one footer read). A file that has every
+// column is served as stored either way.
+func TestAddedColumnsCheckFooters(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	old := writeRows(t, dir, "old.parquet", []beforeScore{{ID: 1, Name: "a"}}, `{"numRecords":1}`)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaBefore, nil, nil), old)
+	score := 1.5
+	fresh := writeRows(t, dir, "new.parquet", []withScore{{ID: 2, Name: "b", Score: &score}}, `{"numRecords":1}`)
+	mustCommit(t, gen, deltagen.Metadata(schemaAfter, nil, nil), fresh)
+	for _, check := range []bool{false, true} {
+		m := mountLayout(t, dir, fs.Options{RefreshInterval: -1, CheckFooters: check})
+		for _, a := range []action.Action{old, fresh} {
+			served := filepath.Join(m.dir, "v", "1", a.Add.Path)
+			before := m.store.Counts()
+			st, err := os.Stat(served)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reads := m.store.Counts().Sub(before).Gets
+			data, err := os.ReadFile(served)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, hasScore := f.Schema().Lookup("score")
+			filled := check && a.Add.Path == "old.parquet"
+			if want := filled || a.Add.Path == "new.parquet"; hasScore != want || int64(len(data)) != st.Size() || (st.Size() == a.Add.Size) == filled {
+				t.Errorf("check %v, %s: score served %v (want %v), size %d read %d, stored %d", check, a.Add.Path, hasScore, want, st.Size(), len(data), a.Add.Size)
+			}
+			if wantReads := map[bool]int64{false: 0, true: 1}[check]; reads > wantReads+1 || !check && reads != 0 {
+				t.Errorf("check %v, %s: the first stat made %d reads", check, a.Add.Path, reads)
+			}
+		}
+		m.unmount()
 	}
 }

@@ -102,9 +102,9 @@ func exerciseTable(ctx context.Context, t *testing.T, dir string) {
 			continue
 		}
 		if d, err := snap.Details(ctx); err == nil {
-			_, _ = layout.Of(snap, d.Partitions, d.NullCounted, false)
+			_, _ = layout.Of(snap, d.Partitions, d.NullCounted, layout.Options{})
 		}
-		_, _ = layout.Of(snap, nil, nil, true)
+		_, _ = layout.Of(snap, nil, nil, layout.Options{Physical: true})
 	}
 	_, _ = table.History(ctx)
 	_, _ = table.Instants(ctx)

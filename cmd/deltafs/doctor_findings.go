@@ -194,7 +194,7 @@ func columnsFinding(c *doctorColumns, latest int64) finding {
 		return finding{Check: "columns", Level: "warn",
 			Message: fmt.Sprintf("%s; %d have no null counts in their stats, and %d of the %d of those checked lack columns of v%d (%s), served without them; e.g. %s",
 				filled, c.WithoutCounts, c.Lacking, c.Checked, latest, strings.Join(c.Columns, ", "), strings.Join(c.Examples, "; ")),
-			Advice: "readers then keep or drop those columns by the file they meet first: tell them to fill columns (DuckDB union_by_name=true, Polars missing_columns=\"insert\", pyarrow a unified schema)"}
+			Advice: "readers then keep or drop those columns by the file they meet first: mount with --check-footers, or tell them to fill columns (DuckDB union_by_name=true, Polars missing_columns=\"insert\", pyarrow a unified schema)"}
 	}
 	if c.WithoutCounts > 0 {
 		filled += fmt.Sprintf("; %d have no null counts in their stats (%d checked: none lacks a column)", c.WithoutCounts, c.Checked)

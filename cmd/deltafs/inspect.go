@@ -163,7 +163,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // partitions and null-counted columns given, as for layout.Of) and each
 // file's entry in it; a file it does not serve has none.
 func servedLayout(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.ColumnSet) (*layout.Version, map[*replay.File]*layout.Entry, error) {
-	lay, err := layout.Of(snap, parts, counted, false)
+	lay, err := layout.Of(snap, parts, counted, layout.Options{})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -185,8 +185,9 @@ func leafCount(t Type) int {
 }
 
 // lacksColumns says whether file i's stats show that it lacks a column
-// (rule): judged once per set of columns, which files share.
-func lacksColumns(counted []*action.ColumnSet, rule fillRule) func(i int) bool {
+// (rule): judged once per set of columns, which files share. A file whose
+// stats have no null counts may lack any: uncounted says so.
+func lacksColumns(counted []*action.ColumnSet, rule fillRule, uncounted bool) func(i int) bool {
 	expected := rule.counted
 	if countsSome(counted, rule.countedBySome) {
 		expected = append(slices.Clip(expected), rule.countedBySome...)
@@ -196,7 +197,7 @@ func lacksColumns(counted []*action.ColumnSet, rule fillRule) func(i int) bool {
 	return func(i int) bool {
 		set := counted[i]
 		if set == nil {
-			return false // no nullCount: nothing is known
+			return uncounted // no nullCount: nothing is known
 		}
 		lacks, ok := judged[set]
 		if !ok {

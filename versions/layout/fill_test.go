@@ -95,7 +95,7 @@ func TestEntriesLackingColumns(t *testing.T) {
 		action.NullCounted([]byte(`{"numRecords":1,"nullCount":{"id":0,"name":0,"score":1}}`)),
 		nil,
 	}
-	v, err := Of(snap, nil, counted, false)
+	v, err := Of(snap, nil, counted, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,10 +115,16 @@ func TestEntriesLackingColumns(t *testing.T) {
 	}
 	// A version without a schema (a Databricks pipeline's first commit)
 	// is served, its files as stored.
-	if v, err := Of(snapshotOf("", "a.parquet"), nil, counted[:1], false); err != nil || v.Fill != nil || v.Entries[0].Fill {
+	if v, err := Of(snapshotOf("", "a.parquet"), nil, counted[:1], Options{}); err != nil || v.Fill != nil || v.Entries[0].Fill {
 		t.Errorf("no schema: %+v, %v", v, err)
 	}
-	v, err = Of(snap, nil, counted, true)
+	// Under CheckFooters a file without nullCount is served through Fill
+	// too: its footer tells.
+	v, err = Of(snap, nil, counted, Options{CheckFooters: true})
+	if err != nil || v.Entries[0].Fill || !v.Entries[1].Fill || !v.Entries[2].Fill { // new, nostats, old
+		t.Errorf("checking footers: entries %+v, %v", v.Entries, err)
+	}
+	v, err = Of(snap, nil, counted, Options{Physical: true})
 	if err != nil || v.Fill != nil || v.Entries[0].Fill || v.Entries[2].Fill {
 		t.Errorf("physical layout: fill %v, entries %+v, %v", v.Fill, v.Entries, err)
 	}
@@ -168,7 +174,7 @@ func filledBy(t *testing.T, snap *replay.Snapshot, stats ...string) []string {
 	for _, s := range stats {
 		counted = append(counted, action.NullCounted([]byte(s)))
 	}
-	v, err := Of(snap, nil, counted, false)
+	v, err := Of(snap, nil, counted, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,15 +61,24 @@ type Hidden struct {
 // a longer one cannot be listed or looked up.
 const nameMax = 255
 
-// Physical asks for the stored layout: stored paths and column names.
-type Physical bool
+// Options say how Of lays a version out.
+type Options struct {
+	// Physical asks for the stored layout: stored paths and column names.
+	Physical bool
+	// CheckFooters serves the files whose stats do not say which columns
+	// they have (no null counts) as those lacking columns are served: the
+	// first stat of each reads its footer, and a file lacking columns is
+	// served with them.
+	CheckFooters bool
+}
 
 // Of lays out a snapshot. parts are the files' partition values and
 // counted the columns their stats count nulls of (both index-aligned with
 // snap.Files; Snapshot.Details); under the logical layout, parts are
 // needed for a partitioned table, and counted says which files lack
 // columns (nil: none is filled).
-func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.ColumnSet, physical Physical) (*Version, error) {
+func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.ColumnSet, opts Options) (*Version, error) {
+	physical := opts.Physical
 	v := &Version{}
 	var dirs func(i int) (string, error)
 	lacks := func(int) bool { return false }
@@ -81,7 +90,7 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.Colu
 		var rule fillRule
 		v.Fill, rule = fillOf(&snap.Metadata, &snap.Protocol)
 		if v.Fill != nil && len(counted) == len(snap.Files) {
-			lacks = lacksColumns(counted, rule)
+			lacks = lacksColumns(counted, rule, opts.CheckFooters)
 		}
 		if dirs, err = partitionDirs(&snap.Metadata, &snap.Protocol, parts, len(snap.Files)); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
