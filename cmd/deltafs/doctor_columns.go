@@ -10,6 +10,7 @@ import (
 	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/versions/layout"
 )
 
 // doctorColumns is what doctor found of the columns of latest's files. A
@@ -38,7 +39,7 @@ func checkColumns(ctx context.Context, st *blobstore.Store, snap *replay.Snapsho
 	if err != nil {
 		return r, err
 	}
-	lay, _, err := servedLayout(snap, details.Partitions, details.NullCounted)
+	lay, err := layout.Of(snap, details.Partitions, details.NullCounted, layout.Options{})
 	if err != nil || lay.Fill == nil {
 		return r, err // no schema to check the files against
 	}

@@ -124,9 +124,10 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve.Sized{File: f, Rename: rename, SameSize: sameSize}
 	}
 	var resized []serve.Sized // the files whose served size is not the stored one, in order
+	resizes := make([]bool, len(snap.Files))
 	for _, i := range order {
 		if s := sizedOf(&snap.Files[i]); !s.KeepsSize() {
-			resized = append(resized, s)
+			resized, resizes[i] = append(resized, s), true
 		}
 	}
 	served, err := newServedSizes(ctx, fs.Arg(0), resized)
@@ -143,7 +144,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if n := details.NumRecords[i]; n >= 0 {
 			e.NumRecords = &n
 		}
-		if !sizedOf(f).KeepsSize() {
+		if resizes[i] {
 			// A file that cannot be served gets no size and a line on
 			// stderr.
 			if n, err := served.nextSize(ctx); err != nil {
