@@ -105,12 +105,13 @@ func TestRowTrackingColumnsHidden(t *testing.T) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("b-plain.parquet: %d bytes read (want the %d stored): %v", len(got), len(want), err)
 	}
-	// The open reads the footer to see that nothing changes; then the
-	// kernel reads the file itself.
+	// The open reads the footer to see that nothing changes (again, if a
+	// signal interrupted the open); then the kernel reads the file itself,
+	// whose bytes therefore do not come through the store.
 	if why := noPassthrough(); why != "" {
 		t.Logf("passthrough not checked: %s", why)
-	} else if gets := m.store.Counts().Sub(before).Gets; gets > 1 {
-		t.Errorf("%d reads of b-plain.parquet reached the store: not passed through", gets)
+	} else if c := m.store.Counts().Sub(before); c.Bytes >= int64(len(want))/2 {
+		t.Errorf("%d bytes of b-plain.parquet's %d came through the store in %d reads: not passed through", c.Bytes, len(want), c.Gets)
 	}
 }
 
