@@ -9,8 +9,9 @@ import (
 
 // layout lays out a version as the mount serves it. Under the logical
 // layout a partitioned table's folders come from the files' partition
-// values, and the files lacking columns are found from their stats: a
-// snapshot reads both on first use (from its checkpoint).
+// values, and the files lacking columns are found from their stats (a
+// snapshot reads both on first use, from its checkpoint), or from a few
+// footers for columns no stats count.
 func (r *root) layout(ctx context.Context, snap *replay.Snapshot) (*layout.Version, error) {
 	if r.opts.PhysicalLayout {
 		return layout.Of(snap, nil, nil, r.layoutOptions())
@@ -19,7 +20,18 @@ func (r *root) layout(ctx context.Context, snap *replay.Snapshot) (*layout.Versi
 	if err != nil {
 		return nil, err
 	}
-	return layout.Of(snap, d.Partitions, d.NullCounted, r.layoutOptions())
+	v, err := layout.Of(snap, d.Partitions, d.NullCounted, r.layoutOptions())
+	if err != nil {
+		return nil, err
+	}
+	if err := v.FindUncounted(func(f *replay.File) (bool, error) { return r.files.Lacks(ctx, f, v.Fill) }); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r.logf("v%d: files are served as stored, whether or not they lack the columns no stats count (%s): %v",
+			snap.Version, layout.FewNames(v.Uncounted), err)
+	}
+	return v, nil
 }
 
 // layoutOptions are the layout options the mount was given.

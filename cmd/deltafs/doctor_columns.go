@@ -15,12 +15,15 @@ import (
 
 // doctorColumns is what doctor found of the columns of latest's files. A
 // mount serves a file lacking columns the table added with them, as
-// nulls, where its stats say so; a file whose stats have no null counts
-// says nothing, and is served as stored: doctor reads the footers of some
-// such files to see whether they lack columns.
+// nulls, where its stats say so, or, for columns no stats count, where
+// the footers of the oldest files do; a file whose stats have no null
+// counts says nothing, and is served as stored. doctor reads the footers
+// of some files served as stored that their stats do not vouch for, to
+// see whether they lack columns.
 type doctorColumns struct {
 	Filled        int      `json:"filled"`        // files lacking columns, served with them
-	WithoutCounts int      `json:"withoutCounts"` // files whose stats have no null counts
+	WithoutCounts int      `json:"withoutCounts"` // files whose stats have no null counts, served as stored
+	Uncounted     []string `json:"uncounted"`     // columns no file's stats count (past those the table collects stats for)
 	Checked       int      `json:"checked"`       // of those, footers read (a sample)
 	Lacking       int      `json:"lacking"`       // of those checked, files lacking columns: served without them
 	Columns       []string `json:"columns"`       // the columns they lack
@@ -43,18 +46,42 @@ func checkColumns(ctx context.Context, st *blobstore.Store, snap *replay.Snapsho
 	if err != nil || lay.Fill == nil {
 		return r, err // no schema to check the files against
 	}
+	lackingOf := func(f *replay.File) ([]string, error) {
+		src := parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
+			return st.ReadRange(ctx, f.Path, off, n)
+		})
+		return parquetview.Lacking(ctx, src, f.Size, lay.Fill)
+	}
+	// A footer that cannot be read is the data files check's to report;
+	// the mount then serves the files as stored, as counted here.
+	_ = lay.FindUncounted(func(f *replay.File) (bool, error) {
+		cols, err := lackingOf(f)
+		return len(cols) > 0, err
+	})
+	r.Uncounted = lay.Uncounted
+	filled := map[*replay.File]bool{}
 	for _, e := range lay.Entries {
 		if e.Fill {
 			r.Filled++
+			filled[e.File] = true
 		}
 	}
+	// The files served as stored whose stats do not say they have every
+	// column: without null counts, or every one where columns are
+	// uncounted (FindUncounted judged them by the oldest files' footers).
 	var unknown []*replay.File
 	for i := range snap.Files {
-		if f := &snap.Files[i]; details.NullCounted[i] == nil && !action.IsExternal(f.Path) && f.Size >= 0 {
-			unknown = append(unknown, f)
+		f := &snap.Files[i]
+		if filled[f] || action.IsExternal(f.Path) || f.Size < 0 {
+			continue
 		}
+		if details.NullCounted[i] == nil {
+			r.WithoutCounts++
+		} else if len(lay.Uncounted) == 0 {
+			continue
+		}
+		unknown = append(unknown, f)
 	}
-	r.WithoutCounts = len(unknown)
 	sample := spread(unknown, maxColumnChecks)
 	lacking := make([][]string, len(sample))
 	sem := make(chan struct{}, 16)
@@ -64,12 +91,9 @@ func checkColumns(ctx context.Context, st *blobstore.Store, snap *replay.Snapsho
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			src := parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
-				return st.ReadRange(ctx, f.Path, off, n)
-			})
 			// A footer that cannot be read is the data files check's to
 			// report.
-			lacking[i], _ = parquetview.Lacking(ctx, src, f.Size, lay.Fill)
+			lacking[i], _ = lackingOf(f)
 		}()
 	}
 	wg.Wait()

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/deltafs/deltafs/versions/layout"
 )
 
 // finding is one check of `deltafs doctor`, with a one-line advice.
@@ -190,14 +192,21 @@ func formatBytes(n int64) string {
 // columnsFinding says which files a mount serves lacking columns.
 func columnsFinding(c *doctorColumns, latest int64) finding {
 	filled := fmt.Sprintf("%d files lack columns the table added and are served with them, as nulls", c.Filled)
+	unknown := fmt.Sprintf("%d have no null counts in their stats", c.WithoutCounts)
+	if len(c.Uncounted) > 0 {
+		unknown = fmt.Sprintf("no stats count %d columns (%s): the files were judged by the oldest files' footers", len(c.Uncounted), layout.FewNames(c.Uncounted))
+		if c.WithoutCounts > 0 {
+			unknown += fmt.Sprintf(", and %d have no null counts", c.WithoutCounts)
+		}
+	}
 	if c.Lacking > 0 {
 		return finding{Check: "columns", Level: "warn",
-			Message: fmt.Sprintf("%s; %d have no null counts in their stats, and %d of the %d of those checked lack columns of v%d (%s), served without them; e.g. %s",
-				filled, c.WithoutCounts, c.Lacking, c.Checked, latest, strings.Join(c.Columns, ", "), strings.Join(c.Examples, "; ")),
+			Message: fmt.Sprintf("%s; %s, and %d of the %d served as stored that were checked lack columns of v%d (%s), served without them; e.g. %s",
+				filled, unknown, c.Lacking, c.Checked, latest, strings.Join(c.Columns, ", "), strings.Join(c.Examples, "; ")),
 			Advice: "readers then keep or drop those columns by the file they meet first: mount with --check-footers, or tell them to fill columns (DuckDB union_by_name=true, Polars missing_columns=\"insert\", pyarrow a unified schema)"}
 	}
-	if c.WithoutCounts > 0 {
-		filled += fmt.Sprintf("; %d have no null counts in their stats (%d checked: none lacks a column)", c.WithoutCounts, c.Checked)
+	if c.Checked > 0 {
+		filled += fmt.Sprintf("; %s (%d checked: none lacks a column)", unknown, c.Checked)
 	}
 	return finding{Check: "columns", Level: "ok", Message: filled, Advice: "nothing to do"}
 }

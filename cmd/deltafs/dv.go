@@ -24,17 +24,14 @@ type servedSizes struct {
 // sizesAhead is how many sizes past the one asked for are read ahead.
 const sizesAhead = 64
 
-// newServedSizes opens the table at location for the sizes of files, in
-// that order; nil when there are none.
-func newServedSizes(ctx context.Context, location string, files []serve.Sized) (*servedSizes, error) {
-	if len(files) == 0 {
-		return nil, nil
-	}
+// newServedSizes opens the table at location for the sizes of files
+// (set order before asking for them).
+func newServedSizes(ctx context.Context, location string) (*servedSizes, error) {
 	st, err := blobstore.Open(ctx, location)
 	if err != nil {
 		return nil, err
 	}
-	return &servedSizes{st: st, order: files, files: serve.New(ctx, serve.StoreStorage{Store: st}, serve.Options{SpillDir: os.TempDir()})}, nil
+	return &servedSizes{st: st, files: serve.New(ctx, serve.StoreStorage{Store: st}, serve.Options{SpillDir: os.TempDir()})}, nil
 }
 
 func (s *servedSizes) Close() {

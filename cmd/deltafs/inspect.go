@@ -116,6 +116,18 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var served *servedSizes
+	if len(lay.Uncounted) > 0 {
+		// The files lacking columns no stats count: their footers tell,
+		// as a mount's (layout.Version.FindUncounted).
+		if served, err = newServedSizes(ctx, fs.Arg(0)); err != nil {
+			return err
+		}
+		defer served.Close()
+		if err := lay.FindUncounted(func(f *replay.File) (bool, error) { return served.files.Lacks(ctx, f, lay.Fill) }); err != nil {
+			fmt.Fprintf(stderr, "deltafs ls: note: files are served as stored, whether or not they lack the columns no stats count: %v\n", err)
+		}
+	}
 	sizedOf := func(f *replay.File) serve.Sized {
 		rename, sameSize := lay.Rename, lay.SameSize
 		if entry := entries[f]; entry != nil {
@@ -130,11 +142,15 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			resized, resizes[i] = append(resized, s), true
 		}
 	}
-	served, err := newServedSizes(ctx, fs.Arg(0), resized)
-	if err != nil {
-		return err
+	if len(resized) > 0 && served == nil {
+		if served, err = newServedSizes(ctx, fs.Arg(0)); err != nil {
+			return err
+		}
+		defer served.Close()
 	}
-	defer served.Close()
+	if served != nil {
+		served.order = resized
+	}
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

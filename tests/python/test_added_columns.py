@@ -11,6 +11,9 @@ DuckDB and Polars refuse) depending on which file comes first.
 The table is read at a version before its checkpoint (stats from the JSON log), at the
 checkpoint's (stats from the checkpoint) and after it (one more append in its tail), with
 the checkpoint's stats as strings, parsed as well, or parsed only.
+
+A table of 41 columns that adds one past the 32 delta-rs collects stats for: no stats
+say which files lack it, the footers of the oldest files do.
 """
 
 from __future__ import annotations
@@ -132,3 +135,36 @@ def test_readers_see_added_columns(grown, mount, reader, version):
     # The files written before the columns were added are the ones filled.
     assert any(r["score"] is None and r["id"] <= 3 for r in got)
     assert [r["s"] for r in got if r["id"] <= 3] == [{"a": 1, "b": None}, None, {"a": None, "b": None}], reader
+
+
+def _write_wide_table(path: str) -> None:
+    """40 columns, then a column added: past the 32 columns delta-rs collects stats
+    for, so no stats say which files lack it."""
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    def rows(ids):
+        return {f"c{i:02d}": pa.array([i * 100 + r for r in ids], pa.int64()) for i in range(40)}
+
+    write_deltalake(path, pa.table({"id": pa.array([1, 2], pa.int64()), **rows([1, 2])}))
+    write_deltalake(path, pa.table({"id": pa.array([3], pa.int64()), **rows([3])}), mode="append")
+    late = {"id": pa.array([4, 5], pa.int64()), **rows([4, 5]), "late": pa.array(["x", None])}
+    write_deltalake(path, pa.table(late), mode="append", schema_mode="merge")
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory) -> str:
+    pytest.importorskip("deltalake")
+    path = str(tmp_path_factory.mktemp("wide") / "table")
+    _write_wide_table(path)
+    return path
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_readers_see_columns_added_past_the_stats(wide, mount, reader):
+    mp = mount(wide)
+    want = _delta_rows(wide, 2)
+    got = _read(reader, str(mp / "v" / "2"))
+    assert [sorted(r) for r in got] == [sorted(r) for r in want], f"{reader}: columns differ"
+    assert _comparable(got) == _comparable(want), f"{reader} through the mount"
+    assert [r["late"] for r in got] == [None, None, None, "x", None]

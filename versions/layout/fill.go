@@ -18,7 +18,8 @@ import (
 // column the table collects stats for was written without it; one whose
 // nullCount counts a struct column but not a field of it that other
 // files count, without the field. The served size of such a file is then
-// read from its footer at its first stat; the others keep theirs.
+// read from its footer at its first stat; the others keep theirs. Columns
+// no stats count are told by footers (uncounted.go).
 
 // fillOf returns the Rename that serves a version's files lacking columns
 // (the version's names, types and hidden columns, FillMissing), and the
@@ -36,7 +37,11 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillR
 	for i := range cols {
 		c := &cols[i]
 		setFillTypes(c, top[i].Type)
-		if !counted[i] || !c.Fillable() {
+		if !c.Fillable() {
+			continue
+		}
+		if !counted[i] {
+			rule.uncounted = append(rule.uncounted, c.Physical)
 			continue
 		}
 		switch c.Kind {
@@ -49,7 +54,7 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillR
 			rule.countedBySome = append(rule.countedBySome, c.Physical)
 		}
 	}
-	if len(rule.counted)+len(rule.countedBySome) == 0 {
+	if len(rule.counted)+len(rule.countedBySome)+len(rule.uncounted) == 0 {
 		return nil, fillRule{}
 	}
 	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md) + "+fill", FillMissing: true}
@@ -73,6 +78,13 @@ type fillRule struct {
 	// fields some file's stats count are looked for, as writers may
 	// leave some out.
 	fields [][]string
+	// bySome says that some file's stats count one of countedBySome
+	// (judgedBy).
+	bySome bool
+	// uncounted are the columns no file's stats say it has or lacks: past
+	// those the table collects stats for, and countedBySome unless bySome
+	// (judgedBy). Footers tell (Version.FindUncounted).
+	uncounted []string
 }
 
 // appendFieldPaths appends the paths of the fields of struct c (at path)
@@ -189,7 +201,7 @@ func leafCount(t Type) int {
 // stats have no null counts may lack any: uncounted says so.
 func lacksColumns(counted []*action.ColumnSet, rule fillRule, uncounted bool) func(i int) bool {
 	expected := rule.counted
-	if countsSome(counted, rule.countedBySome) {
+	if rule.bySome {
 		expected = append(slices.Clip(expected), rule.countedBySome...)
 	}
 	fields := fieldsCounted(counted, rule.fields)
@@ -232,6 +244,16 @@ func fieldsCounted(counted []*action.ColumnSet, fields [][]string) [][]string {
 		}
 	}
 	return out
+}
+
+// judgedBy completes the rule with what the files' stats count: whether
+// some count one of the array and map columns, which are uncounted
+// otherwise.
+func (rule fillRule) judgedBy(counted []*action.ColumnSet) fillRule {
+	if rule.bySome = countsSome(counted, rule.countedBySome); !rule.bySome {
+		rule.uncounted = append(slices.Clip(rule.uncounted), rule.countedBySome...)
+	}
+	return rule
 }
 
 // countsSome says whether some file's stats count the nulls of one of

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,20 +38,30 @@ func TestFillOf(t *testing.T) {
 	for i := range 40 {
 		many = append(many, fmt.Sprintf("c%d:long", i))
 	}
+	// cs lists the columns c<from> to c<to> but those left out.
+	cs := func(from, to int, except ...int) string {
+		var out []string
+		for i := from; i <= to; i++ {
+			if !slices.Contains(except, i) {
+				out = append(out, fmt.Sprintf("c%d", i))
+			}
+		}
+		return strings.Join(out, " ")
+	}
 	for _, c := range []struct {
 		name   string
 		fields []string
 		conf   map[string]string
-		want   string // columns counted, then those counted by some; "": no fill
+		want   string // columns counted, those counted by some, those uncounted; "": no fill
 	}{
-		{"every kind", []string{"p:string", "id:long", "s:struct", "v:variant", "d:decimal(10,2)", "void:void", "a:array", "m:map"}, nil, "[id s d] [a m]"},
-		{"the first 32 leaves", many, nil, "[c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20 c21 c22 c23 c24 c25 c26 c27 c28 c29 c30 c31] []"},
-		{"the first 2", many, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[c0 c1] []"},
-		{"an array counts one", []string{"p:string", "a:array", "id:long", "x:long"}, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[id] [a]"},
-		{"only arrays", []string{"p:string", "a:array"}, nil, "[] [a]"},
-		{"all", many[:4], map[string]string{"delta.dataSkippingNumIndexedCols": "-1"}, "[c0 c1 c2] []"},
-		{"none", many, map[string]string{"delta.dataSkippingNumIndexedCols": "0"}, ""},
-		{"named", many, map[string]string{"delta.dataSkippingStatsColumns": "C3, `c5`.x,c7.y"}, "[c3 c5 c7] []"},
+		{"every kind", []string{"p:string", "id:long", "s:struct", "v:variant", "d:decimal(10,2)", "void:void", "a:array", "m:map"}, nil, "[id s d] [a m] []"},
+		{"the first 32 leaves", many, nil, "[" + cs(0, 31) + "] [] [" + cs(32, 39) + "]"},
+		{"the first 2", many, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[c0 c1] [] [" + cs(2, 39) + "]"},
+		{"an array counts one", []string{"p:string", "a:array", "id:long", "x:long"}, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[id] [a] [x]"},
+		{"only arrays", []string{"p:string", "a:array"}, nil, "[] [a] []"},
+		{"all", many[:4], map[string]string{"delta.dataSkippingNumIndexedCols": "-1"}, "[c0 c1 c2] [] []"},
+		{"none", many, map[string]string{"delta.dataSkippingNumIndexedCols": "0"}, "[] [] [" + cs(0, 39) + "]"},
+		{"named", many, map[string]string{"delta.dataSkippingStatsColumns": "C3, `c5`.x,c7.y"}, "[c3 c5 c7] [] [" + cs(0, 39, 3, 5, 7) + "]"},
 		{"only what cannot be filled", []string{"v:variant"}, nil, ""},
 		{"no schema", nil, nil, ""},
 	} {
@@ -61,7 +72,7 @@ func TestFillOf(t *testing.T) {
 		rn, rule := fillOf(md, &action.Protocol{MinReaderVersion: 1, MinWriterVersion: 2})
 		got := ""
 		if rn != nil {
-			got = fmt.Sprint(rule.counted, rule.countedBySome)
+			got = fmt.Sprint(rule.counted, rule.countedBySome, rule.uncounted)
 			if !rn.FillMissing || len(rn.Columns) != len(c.fields)-1 {
 				t.Errorf("%s: Rename %+v", c.name, rn)
 			}

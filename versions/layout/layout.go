@@ -37,6 +37,9 @@ type Version struct {
 	// Fill serves the entries that lack columns, with those columns as
 	// nulls; nil when no column can be filled.
 	Fill *parquetview.Rename
+	// Uncounted are the columns, by stored name, that no file's stats
+	// say it has or lacks (FindUncounted).
+	Uncounted []string
 	// Hidden are the files not served, and why: paths outside the table
 	// root, names no file system can hold.
 	Hidden []Hidden
@@ -66,9 +69,10 @@ type Options struct {
 	// Physical asks for the stored layout: stored paths and column names.
 	Physical bool
 	// CheckFooters serves the files whose stats do not say which columns
-	// they have (no null counts) as those lacking columns are served: the
-	// first stat of each reads its footer, and a file lacking columns is
-	// served with them.
+	// they have (no null counts; every file, where the table has
+	// Uncounted columns) as those lacking columns are served: the first
+	// stat of each reads its footer, and a file lacking columns is served
+	// with them.
 	CheckFooters bool
 }
 
@@ -90,7 +94,11 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.Colu
 		var rule fillRule
 		v.Fill, rule = fillOf(&snap.Metadata, &snap.Protocol)
 		if v.Fill != nil && len(counted) == len(snap.Files) {
+			rule = rule.judgedBy(counted)
 			lacks = lacksColumns(counted, rule, opts.CheckFooters)
+			if v.Uncounted = rule.uncounted; opts.CheckFooters && len(v.Uncounted) > 0 {
+				lacks = func(int) bool { return true } // only footers tell
+			}
 		}
 		if dirs, err = partitionDirs(&snap.Metadata, &snap.Protocol, parts, len(snap.Files)); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)

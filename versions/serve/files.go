@@ -47,11 +47,12 @@ type Files struct {
 	st   Storage
 	opts Options
 
-	blocks *cache.Cache[string, []byte]               // data file blocks, keyed by blockKey
-	views  *views                                     // views of files with deletion vectors or renamed columns
-	sizes  *cache.Cache[string, int64]                // served sizes of views, keyed by viewKey
-	chunks *cache.Cache[string, []parquetview.Extent] // column chunks of data files, by path (chunks.go)
-	held   *blockBudget                               // blocks held by open readers
+	blocks  *cache.Cache[string, []byte]               // data file blocks, keyed by blockKey
+	views   *views                                     // views of files with deletion vectors or renamed columns
+	sizes   *cache.Cache[string, int64]                // served sizes of views, keyed by viewKey
+	lacking *cache.Cache[string, bool]                 // whether files lack columns a fill fills, by viewKey (Lacks)
+	chunks  *cache.Cache[string, []parquetview.Extent] // column chunks of data files, by path (chunks.go)
+	held    *blockBudget                               // blocks held by open readers
 
 	into    IntoStorage // st, reading blocks into the memory given
 	buffers *bufferPool // block buffers of read-ahead around the cache (Lease)
@@ -68,12 +69,13 @@ type Files struct {
 func New(ctx context.Context, st Storage, opts Options) *Files {
 	o := opts.withDefaults()
 	f := &Files{
-		st:     st,
-		opts:   o,
-		blocks: cache.New[string, []byte](o.CacheBytes, func(b []byte) int64 { return int64(len(b)) }),
-		sizes:  cache.New[string, int64](1<<20, nil), // about a million sizes
-		chunks: cache.New[string, []parquetview.Extent](chunkCacheBytes, func(e []parquetview.Extent) int64 { return 64 + 16*int64(len(e)) }),
-		held:   newBlockBudget(heldBlocks(o)),
+		st:      st,
+		opts:    o,
+		blocks:  cache.New[string, []byte](o.CacheBytes, func(b []byte) int64 { return int64(len(b)) }),
+		sizes:   cache.New[string, int64](1<<20, nil), // about a million sizes
+		lacking: cache.New[string, bool](1<<16, nil),
+		chunks:  cache.New[string, []parquetview.Extent](chunkCacheBytes, func(e []parquetview.Extent) int64 { return 64 + 16*int64(len(e)) }),
+		held:    newBlockBudget(heldBlocks(o)),
 
 		into:    intoOf(st),
 		buffers: &bufferPool{size: o.BlockSize},

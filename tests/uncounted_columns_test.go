@@ -1,0 +1,113 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/deltafs/deltafs/fs"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// TestUncountedColumnsThroughMount: a table collecting stats for its
+// first column only (as a table of more than 32 columns does for those
+// past the 32nd) added a column: no stats say which files lack it. The
+// first listing of the version reads the oldest file's footer, then
+// searches the files by age for the first that has the column (9 footers
+// for 10 files); the older ones are served with it, all nulls, the newer
+// as stored, and pyarrow and DuckDB read the folder with every value.
+// The version before the column was added reads one footer.
+func TestUncountedColumnsThroughMount(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	conf := map[string]string{"delta.dataSkippingNumIndexedCols": "1"}
+	const stats = `{"numRecords":1,"nullCount":{"id":0}}`
+	olds := []action.Action{deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaBefore, nil, conf)}
+	news := []action.Action{deltagen.Metadata(schemaAfter, nil, conf)}
+	for i := range 5 {
+		a := writeRows(t, dir, fmt.Sprintf("z-old-%d.parquet", i), []beforeScore{{ID: int64(i), Name: fmt.Sprint("n", i)}}, stats)
+		a.Add.ModificationTime += int64(i)
+		olds = append(olds, a)
+	}
+	for i := range 5 {
+		score := float64(i) + 0.5
+		a := writeRows(t, dir, fmt.Sprintf("a-new-%d.parquet", i), []withScore{{ID: int64(10 + i), Name: fmt.Sprint("n", 10+i), Score: &score}}, stats)
+		a.Add.ModificationTime += int64(100 + i)
+		news = append(news, a)
+	}
+	mustCommit(t, gen, olds...)
+	mustCommit(t, gen, news...)
+
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	before := m.store.Counts()
+	v1 := filepath.Join(m.dir, "v", "1")
+	if _, err := os.Stat(v1); err != nil {
+		t.Fatal(err)
+	}
+	if gets := m.store.Counts().Sub(before).Gets; gets != 9 {
+		t.Errorf("v1's layout read %d footers, want 9 (the oldest, then a round of 8)", gets)
+	}
+	before = m.store.Counts()
+	if _, err := os.Stat(filepath.Join(m.dir, "v", "0")); err != nil {
+		t.Fatal(err)
+	}
+	if gets := m.store.Counts().Sub(before).Gets; gets > 2 {
+		t.Errorf("v0 made %d reads, want at most 2 (its commit, the oldest file's footer: it has every column)", gets)
+	}
+	sizes := map[string]int64{} // the served sizes of the files filled
+	for i := range 5 {
+		for _, name := range []string{fmt.Sprintf("z-old-%d.parquet", i), fmt.Sprintf("a-new-%d.parquet", i)} {
+			data, err := os.ReadFile(filepath.Join(v1, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name[0] == 'z' {
+				sizes[name] = int64(len(data))
+			}
+			f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if _, ok := f.Schema().Lookup("score"); !ok {
+				t.Errorf("%s served without score", name)
+			}
+		}
+	}
+	// deltafs ls --json finds the same files, and gives their sizes.
+	out, err := exec.Command(deltafsBin(t), "ls", "--json", dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var e struct {
+			Path       string `json:"path"`
+			ServedSize *int64 `json:"servedSize"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if want, filled := sizes[e.Path]; filled != (e.ServedSize != nil) || filled && *e.ServedSize != want {
+			t.Errorf("ls --json %s: servedSize %v, the mount's %d (filled: %v)", e.Path, e.ServedSize, want, filled)
+		}
+	}
+	py := pythonOrSkip(t)
+	script := `import sys, duckdb, pyarrow.dataset as ds
+t = ds.dataset(sys.argv[1], format="parquet").to_table().sort_by("id")
+print(t.schema.names, t.column("score").to_pylist())
+print(duckdb.sql(f"select count(*), count(score), sum(score) from read_parquet('{sys.argv[1]}/*.parquet')").fetchall())
+`
+	out, err = exec.Command(py, "-c", script, v1).CombinedOutput()
+	want := "['id', 'name', 'score'] [None, None, None, None, None, 0.5, 1.5, 2.5, 3.5, 4.5]\n[(10, 5, 12.5)]\n"
+	if err != nil || string(out) != want {
+		t.Errorf("pyarrow and DuckDB read:\n%s(%v)\nwant:\n%s", out, err, want)
+	}
+}

@@ -1,0 +1,112 @@
+package layout
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/deltafs/deltafs/replay"
+)
+
+// A column past those a table collects stats for (the first 32 leaves by
+// default) is counted by no file's stats, so a file written before it was
+// added lacks it with nothing in the log to say so; its footer does. A
+// column, once added, is written by every file from then on: the files
+// lacking one are the oldest. FindUncounted reads the footer of the
+// oldest file and, where it lacks columns, searches the files by age for
+// the first that lacks none, reading a few footers at a time: about
+// log9(n) rounds of 8. The files older than that one are served through
+// Fill (the first stat of each reads its footer; one lacking nothing is
+// then served as stored).
+
+// searchWidth is how many footers a round of FindUncounted reads at once.
+const searchWidth = 8
+
+// FindUncounted serves through Fill the entries lacking columns that
+// their stats cannot tell of (Uncounted). lacks reads a file's footer: it
+// says whether the file lacks a column Fill fills, and is called from
+// several goroutines at once. Where a footer cannot be read (a copy of
+// the log without its data files) it returns that error and serves every
+// entry as before: the search would stand on a guess.
+func (v *Version) FindUncounted(lacks func(*replay.File) (bool, error)) error {
+	if len(v.Uncounted) == 0 || v.Fill == nil {
+		return nil
+	}
+	var byAge []*Entry
+	for i := range v.Entries {
+		if e := &v.Entries[i]; !e.Fill {
+			byAge = append(byAge, e)
+		}
+	}
+	slices.SortFunc(byAge, func(a, b *Entry) int {
+		return cmp.Or(cmp.Compare(a.File.ModTime, b.File.ModTime), strings.Compare(a.Name, b.Name))
+	})
+	var mu sync.Mutex
+	var failed error
+	lacking := func(i int) bool {
+		l, err := lacks(byAge[i].File)
+		if err != nil {
+			mu.Lock()
+			failed = cmp.Or(failed, fmt.Errorf("%s: %w", byAge[i].File.Path, err))
+			mu.Unlock()
+		}
+		return l
+	}
+	if len(byAge) == 0 || !lacking(0) {
+		return failed
+	}
+	n := firstComplete(len(byAge), lacking)
+	if failed != nil {
+		return failed
+	}
+	for _, e := range byAge[:n] {
+		e.Fill = true
+	}
+	return nil
+}
+
+// firstComplete returns the first index in [1, n) at which lacking is
+// false (n if none), lacking being true up to some index and false from
+// it on, and true at 0. Each round calls lacking at up to searchWidth
+// indices spread over what is left, at once.
+func firstComplete(n int, lacking func(i int) bool) int {
+	lo, hi := 1, n // lacking before lo; not lacking at hi (or hi == n)
+	for lo < hi {
+		at := make([]int, 0, searchWidth)
+		for j := range min(hi-lo, searchWidth) {
+			if hi-lo <= searchWidth {
+				at = append(at, lo+j) // all that is left
+			} else {
+				at = append(at, lo+(hi-lo)*(j+1)/(searchWidth+1))
+			}
+		}
+		got := make([]bool, len(at))
+		var wg sync.WaitGroup
+		for k, i := range at {
+			wg.Go(func() { got[k] = lacking(i) })
+		}
+		wg.Wait()
+		k := slices.Index(got, false)
+		if k < 0 {
+			lo = at[len(at)-1] + 1
+			continue
+		}
+		hi = at[k]
+		if k > 0 {
+			lo = at[k-1] + 1
+		}
+	}
+	return lo
+}
+
+// FewNames names columns for a message: the first five, and how many
+// more (a wide table may have hundreds no stats count).
+func FewNames(names []string) string {
+	const shown = 5
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
+}
