@@ -102,7 +102,7 @@ func commitDV(t *testing.T, gen *deltagen.Table, add action.Action, rows ...uint
 
 // writeRows writes rows as the data file name of the table at dir and
 // returns its add action, with stats.
-func writeRows[T any](t *testing.T, dir, name string, rows []T, stats string) action.Action {
+func writeRows[T any](t testing.TB, dir, name string, rows []T, stats string) action.Action {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := parquet.WriteFile(p, rows); err != nil {
