@@ -75,15 +75,16 @@ type fillRule struct {
 	// fields are the fields inside those structs, by stored names from
 	// the top-level column down: a file whose stats count the struct but
 	// not such a field was written before the field was added. Only
-	// fields some file's stats count are looked for, as writers may
-	// leave some out.
+	// fields some file's stats count are looked for (judgedBy), as
+	// writers may leave some out.
 	fields [][]string
 	// bySome says that some file's stats count one of countedBySome
 	// (judgedBy).
 	bySome bool
 	// uncounted are the columns no file's stats say it has or lacks: past
-	// those the table collects stats for, and countedBySome unless bySome
-	// (judgedBy). Footers tell (Version.FindUncounted).
+	// those the table collects stats for, countedBySome unless bySome,
+	// and the fields no file counts, dotted (judgedBy). Footers tell
+	// (Version.FindUncounted).
 	uncounted []string
 }
 
@@ -204,7 +205,7 @@ func lacksColumns(counted []*action.ColumnSet, rule fillRule, uncounted bool) fu
 	if rule.bySome {
 		expected = append(slices.Clip(expected), rule.countedBySome...)
 	}
-	fields := fieldsCounted(counted, rule.fields)
+	fields := rule.fields
 	judged := map[*action.ColumnSet]bool{}
 	return func(i int) bool {
 		set := counted[i]
@@ -247,11 +248,23 @@ func fieldsCounted(counted []*action.ColumnSet, fields [][]string) [][]string {
 }
 
 // judgedBy completes the rule with what the files' stats count: whether
-// some count one of the array and map columns, which are uncounted
-// otherwise.
+// some count one of the array and map columns, and which of the fields
+// inside structs some count; the others are uncounted.
 func (rule fillRule) judgedBy(counted []*action.ColumnSet) fillRule {
+	rule.uncounted = slices.Clip(rule.uncounted)
 	if rule.bySome = countsSome(counted, rule.countedBySome); !rule.bySome {
-		rule.uncounted = append(slices.Clip(rule.uncounted), rule.countedBySome...)
+		rule.uncounted = append(rule.uncounted, rule.countedBySome...)
+	}
+	all := rule.fields
+	rule.fields = fieldsCounted(counted, all)
+	var parent []string // the last field uncounted: its fields go unnamed
+	for _, p := range all {
+		if slices.ContainsFunc(rule.fields, func(q []string) bool { return slices.Equal(p, q) }) ||
+			parent != nil && len(p) > len(parent) && slices.Equal(p[:len(parent)], parent) {
+			continue
+		}
+		parent = p
+		rule.uncounted = append(rule.uncounted, strings.Join(p, "."))
 	}
 	return rule
 }

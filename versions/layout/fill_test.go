@@ -172,6 +172,16 @@ func TestEntriesLackingFields(t *testing.T) {
 	if got := filled(`{"nullCount":{"id":0,"s":{"a":0}}}`, `{"nullCount":{"id":0,"s":{"a":0}}}`, `{"nullCount":{"id":0,"s":{"a":0}}}`); got != "[]" {
 		t.Errorf("a field no file counts: filled %s", got)
 	}
+	// Which footers tell (FindUncounted): the struct no file counts, not
+	// its fields again.
+	counted := []*action.ColumnSet{action.NullCounted([]byte(`{"nullCount":{"id":0,"s":{"a":0}}}`))}
+	if v, err := Of(snapshotOf(schema, "a.parquet"), nil, counted, Options{}); err != nil || fmt.Sprint(v.Uncounted) != "[s.t]" {
+		t.Errorf("a field no file counts: uncounted %v, %v", v.Uncounted, err)
+	}
+	counted = []*action.ColumnSet{action.NullCounted([]byte(full))}
+	if v, err := Of(snapshotOf(schema, "a.parquet"), nil, counted, Options{}); err != nil || v.Uncounted != nil {
+		t.Errorf("every field counted: uncounted %v, %v", v.Uncounted, err)
+	}
 	if got := filled(full, full, `{"nullCount":{"id":0,"s":{"a":0,"t":{"x":0},"tags":0}}}`); got != "[]" {
 		t.Errorf("an array inside the struct: filled %s", got)
 	}
