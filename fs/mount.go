@@ -68,9 +68,8 @@ type Options struct {
 	// PhysicalLayout serves the stored paths and column names instead of
 	// the table as a Delta reader sees it (see versions/layout).
 	PhysicalLayout bool
-	// CheckFooters serves the files whose stats do not say which columns
-	// they have with the columns they lack, found from their footers
-	// (layout.Options.CheckFooters).
+	// CheckFooters serves every file with the columns its footer shows it
+	// lacks, whatever its stats say (layout.Options.CheckFooters).
 	CheckFooters bool
 	// NoXAttrs turns the user.delta.* extended attributes off. Every
 	// `ls -l` asks each file for two attributes it does not have (a

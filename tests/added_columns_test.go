@@ -401,10 +401,12 @@ func TestAddedFieldsSmallFileCost(t *testing.T) {
 }
 
 // TestAddedColumnsCheckFooters: a file whose stats have no null counts
-// says nothing of the columns it has: served as stored by default, and
-// with the column it lacks under CheckFooters, its size the filled
-// file's from the first stat (one footer read). A file that has every
-// column is served as stored either way.
+// says nothing of the columns it has, and one whose stats count a column
+// it lacks (delta-kernel-rs's parsed-stats table) misleads: both served
+// as stored by default, and with the column they lack under
+// CheckFooters, their size the filled file's from the first stat (one
+// footer read). A file that has every column is served as stored either
+// way.
 func TestAddedColumnsCheckFooters(t *testing.T) {
 	requireFUSE(t)
 	dir := t.TempDir()
@@ -413,10 +415,11 @@ func TestAddedColumnsCheckFooters(t *testing.T) {
 	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaBefore, nil, nil), old)
 	score := 1.5
 	fresh := writeRows(t, dir, "new.parquet", []withScore{{ID: 2, Name: "b", Score: &score}}, `{"numRecords":1}`)
-	mustCommit(t, gen, deltagen.Metadata(schemaAfter, nil, nil), fresh)
+	liar := writeRows(t, dir, "liar.parquet", []beforeScore{{ID: 3, Name: "c"}}, `{"numRecords":1,"nullCount":{"id":0,"name":0,"score":0}}`)
+	mustCommit(t, gen, deltagen.Metadata(schemaAfter, nil, nil), fresh, liar)
 	for _, check := range []bool{false, true} {
 		m := mountLayout(t, dir, fs.Options{RefreshInterval: -1, CheckFooters: check})
-		for _, a := range []action.Action{old, fresh} {
+		for _, a := range []action.Action{old, fresh, liar} {
 			served := filepath.Join(m.dir, "v", "1", a.Add.Path)
 			before := m.store.Counts()
 			st, err := os.Stat(served)
@@ -433,7 +436,7 @@ func TestAddedColumnsCheckFooters(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, hasScore := f.Schema().Lookup("score")
-			filled := check && a.Add.Path == "old.parquet"
+			filled := check && a.Add.Path != "new.parquet"
 			if want := filled || a.Add.Path == "new.parquet"; hasScore != want || int64(len(data)) != st.Size() || (st.Size() == a.Add.Size) == filled {
 				t.Errorf("check %v, %s: score served %v (want %v), size %d read %d, stored %d", check, a.Add.Path, hasScore, want, st.Size(), len(data), a.Add.Size)
 			}

@@ -17,22 +17,27 @@ import (
 // mount serves a file lacking columns the table added with them, as
 // nulls, where its stats say so, or, for columns no stats count, where
 // the footers of the oldest files do; a file whose stats have no null
-// counts says nothing, and is served as stored. doctor reads the footers
-// of some files served as stored that their stats do not vouch for, to
+// counts says nothing, and is served as stored, as is one whose stats
+// count a column it lacks. doctor reads the footers of some files served
+// as stored, most of them among those their stats do not vouch for, to
 // see whether they lack columns.
 type doctorColumns struct {
 	Filled        int      `json:"filled"`        // files lacking columns, served with them
 	WithoutCounts int      `json:"withoutCounts"` // files whose stats have no null counts, served as stored
 	Uncounted     []string `json:"uncounted"`     // columns no file's stats count (past those the table collects stats for)
-	Checked       int      `json:"checked"`       // of those, footers read (a sample)
-	Lacking       int      `json:"lacking"`       // of those checked, files lacking columns: served without them
+	Checked       int      `json:"checked"`       // files served as stored whose footers were read (a sample)
+	Lacking       int      `json:"lacking"`       // of those, files lacking columns: served without them
 	Columns       []string `json:"columns"`       // the columns they lack
 	Examples      []string `json:"examples"`      // a few such files
 }
 
-// maxColumnChecks bounds the footers doctor reads, spread evenly over the
-// files without null counts sorted by path.
-const maxColumnChecks = 50
+// maxColumnChecks bounds the footers doctor reads of the files served as
+// stored that their stats do not vouch for, maxVouchedChecks of the
+// others (their stats may be wrong): each spread evenly over the files.
+const (
+	maxColumnChecks  = 50
+	maxVouchedChecks = 10
+)
 
 // checkColumns counts latest's files served with columns they lack, and
 // reads the footers of a sample of those whose stats do not say.
@@ -68,21 +73,23 @@ func checkColumns(ctx context.Context, st *blobstore.Store, snap *replay.Snapsho
 	}
 	// The files served as stored whose stats do not say they have every
 	// column: without null counts, or every one where columns are
-	// uncounted (FindUncounted judged them by the oldest files' footers).
-	var unknown []*replay.File
+	// uncounted (FindUncounted judged them by the oldest files' footers);
+	// and the others, vouched for by their stats.
+	var unknown, vouched []*replay.File
 	for i := range snap.Files {
 		f := &snap.Files[i]
-		if filled[f] || action.IsExternal(f.Path) || f.Size < 0 {
-			continue
-		}
-		if details.NullCounted[i] == nil {
+		switch {
+		case filled[f] || action.IsExternal(f.Path) || f.Size < 0:
+		case details.NullCounted[i] == nil:
 			r.WithoutCounts++
-		} else if len(lay.Uncounted) == 0 {
-			continue
+			unknown = append(unknown, f)
+		case len(lay.Uncounted) > 0:
+			unknown = append(unknown, f)
+		default:
+			vouched = append(vouched, f)
 		}
-		unknown = append(unknown, f)
 	}
-	sample := spread(unknown, maxColumnChecks)
+	sample := append(spread(unknown, maxColumnChecks), spread(vouched, maxVouchedChecks)...)
 	lacking := make([][]string, len(sample))
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup

@@ -192,21 +192,24 @@ func formatBytes(n int64) string {
 // columnsFinding says which files a mount serves lacking columns.
 func columnsFinding(c *doctorColumns, latest int64) finding {
 	filled := fmt.Sprintf("%d files lack columns the table added and are served with them, as nulls", c.Filled)
-	unknown := fmt.Sprintf("%d have no null counts in their stats", c.WithoutCounts)
+	var unknown []string // why stats do not tell of some files
+	if c.WithoutCounts > 0 {
+		unknown = append(unknown, fmt.Sprintf("%d have no null counts in their stats", c.WithoutCounts))
+	}
 	if len(c.Uncounted) > 0 {
-		unknown = fmt.Sprintf("no stats count %d columns (%s): the files were judged by the oldest files' footers", len(c.Uncounted), layout.FewNames(c.Uncounted))
-		if c.WithoutCounts > 0 {
-			unknown += fmt.Sprintf(", and %d have no null counts", c.WithoutCounts)
-		}
+		unknown = append(unknown, fmt.Sprintf("no stats count %d columns (%s): the files were judged by the oldest files' footers", len(c.Uncounted), layout.FewNames(c.Uncounted)))
+	}
+	if len(unknown) > 0 {
+		filled += "; " + strings.Join(unknown, ", and ")
 	}
 	if c.Lacking > 0 {
 		return finding{Check: "columns", Level: "warn",
-			Message: fmt.Sprintf("%s; %s, and %d of the %d served as stored that were checked lack columns of v%d (%s), served without them; e.g. %s",
-				filled, unknown, c.Lacking, c.Checked, latest, strings.Join(c.Columns, ", "), strings.Join(c.Examples, "; ")),
+			Message: fmt.Sprintf("%s; %d of the %d files served as stored that were checked lack columns of v%d (%s), served without them; e.g. %s",
+				filled, c.Lacking, c.Checked, latest, strings.Join(c.Columns, ", "), strings.Join(c.Examples, "; ")),
 			Advice: "readers then keep or drop those columns by the file they meet first: mount with --check-footers, or tell them to fill columns (DuckDB union_by_name=true, Polars missing_columns=\"insert\", pyarrow a unified schema)"}
 	}
 	if c.Checked > 0 {
-		filled += fmt.Sprintf("; %s (%d checked: none lacks a column)", unknown, c.Checked)
+		filled += fmt.Sprintf(" (%d files served as stored checked: none lacks a column)", c.Checked)
 	}
 	return finding{Check: "columns", Level: "ok", Message: filled, Advice: "nothing to do"}
 }

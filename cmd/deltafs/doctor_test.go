@@ -414,3 +414,34 @@ func TestDoctorUncountedColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorStatsClaimColumns: a file whose stats count the nulls of a
+// column it lacks (delta-kernel-rs's parsed-stats table) is served as
+// stored; doctor reads some footers the stats vouch for too, and warns.
+func TestDoctorStatsClaimColumns(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	a, err := gen.DataFileAdd("claims.parquet", 10, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Add.Stats = `{"numRecords":10,"nullCount":{"id":0,"value":0,"extra":0}}`
+	grown := strings.Replace(deltagen.SimpleSchema, `]}`, `,{"name":"extra","type":"double","nullable":true,"metadata":{}}]}`, 1)
+	if _, err := gen.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(grown, nil, nil), a); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("doctor", "--json", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if c := r.Columns; c == nil || c.Filled != 0 || c.Checked != 1 || c.Lacking != 1 || fmt.Sprint(c.Columns) != "[extra]" {
+		t.Errorf("columns %+v", c)
+	}
+	if level(&r, "columns") != "warn" {
+		t.Errorf("findings %+v", r.Findings)
+	}
+}

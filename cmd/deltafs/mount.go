@@ -63,8 +63,8 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 		"(unset: so where an open would hand the kernel nothing, a local table none of whose files is passed through; --no-open=false: never)")
 	fs.StringVar(&f.layout, "layout", "logical", "what a version directory shows: logical (the table as a Delta reader sees it: "+
 		"logical column names, <column>=<value>/ partition folders) or physical (the stored files and column names)")
-	fs.BoolVar(&f.footers, "check-footers", false, "serve files whose stats do not say which columns they have (no null counts; every file, where the table has columns no stats count) with the columns they lack, as nulls, "+
-		"as files whose stats say so are: the first stat of each reads its footer (a request per such file; deltafs doctor finds them)")
+	fs.BoolVar(&f.footers, "check-footers", false, "read every file's footer at its first stat and serve the columns it lacks, as nulls, whatever its stats say "+
+		"(files without null counts, stats counting a column the file lacks): a request per file (deltafs doctor finds such files)")
 	fs.BoolVar(&f.nonempty, "nonempty", false, "mount over a directory that has files in it (they are hidden while mounted)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
 }

@@ -199,8 +199,8 @@ func leafCount(t Type) int {
 
 // lacksColumns says whether file i's stats show that it lacks a column
 // (rule): judged once per set of columns, which files share. A file whose
-// stats have no null counts may lack any: uncounted says so.
-func lacksColumns(counted []*action.ColumnSet, rule fillRule, uncounted bool) func(i int) bool {
+// stats have no null counts says nothing.
+func lacksColumns(counted []*action.ColumnSet, rule fillRule) func(i int) bool {
 	expected := rule.counted
 	if rule.bySome {
 		expected = append(slices.Clip(expected), rule.countedBySome...)
@@ -210,7 +210,7 @@ func lacksColumns(counted []*action.ColumnSet, rule fillRule, uncounted bool) fu
 	return func(i int) bool {
 		set := counted[i]
 		if set == nil {
-			return uncounted // no nullCount: nothing is known
+			return false // no nullCount: nothing is known
 		}
 		lacks, ok := judged[set]
 		if !ok {

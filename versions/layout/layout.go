@@ -68,11 +68,10 @@ const nameMax = 255
 type Options struct {
 	// Physical asks for the stored layout: stored paths and column names.
 	Physical bool
-	// CheckFooters serves the files whose stats do not say which columns
-	// they have (no null counts; every file, where the table has
-	// Uncounted columns) as those lacking columns are served: the first
-	// stat of each reads its footer, and a file lacking columns is served
-	// with them.
+	// CheckFooters serves every file as those lacking columns are
+	// served, whatever its stats say (none, or wrong): the first stat of
+	// each reads its footer, and a file lacking columns is served with
+	// them.
 	CheckFooters bool
 }
 
@@ -95,9 +94,10 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.Colu
 		v.Fill, rule = fillOf(&snap.Metadata, &snap.Protocol)
 		if v.Fill != nil && len(counted) == len(snap.Files) {
 			rule = rule.judgedBy(counted)
-			lacks = lacksColumns(counted, rule, opts.CheckFooters)
-			if v.Uncounted = rule.uncounted; opts.CheckFooters && len(v.Uncounted) > 0 {
-				lacks = func(int) bool { return true } // only footers tell
+			v.Uncounted = rule.uncounted
+			lacks = lacksColumns(counted, rule)
+			if opts.CheckFooters {
+				lacks = func(int) bool { return true } // footers tell, whatever the stats say
 			}
 		}
 		if dirs, err = partitionDirs(&snap.Metadata, &snap.Protocol, parts, len(snap.Files)); err != nil {
