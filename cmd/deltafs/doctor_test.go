@@ -20,9 +20,16 @@ import (
 // there is (no data files: not checked) and decodes its one object.
 func doctorJSON(t *testing.T, table string) *doctorReport {
 	t.Helper()
-	code, out, errOut := runCLI("doctor", "--json", "--files=false", table)
+	return doctorJSONOf(t, "--files=false", table)
+}
+
+// doctorJSONOf runs `deltafs doctor --json` with args, which must exit
+// 0, and decodes its one object.
+func doctorJSONOf(t *testing.T, args ...string) *doctorReport {
+	t.Helper()
+	code, out, errOut := runCLI(append([]string{"doctor", "--json"}, args...)...)
 	if code != 0 {
-		t.Fatalf("doctor %s: exit %d: %s", table, code, errOut)
+		t.Fatalf("doctor %v: exit %d: %s", args, code, errOut)
 	}
 	if strings.Count(out, "\n") != 1 {
 		t.Errorf("want one JSON line, got %q", out)
@@ -327,21 +334,14 @@ func TestDoctorColumns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out, errOut := runCLI("doctor", "--json", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var r doctorReport
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("%q: %v", out, err)
-	}
+	r := doctorJSONOf(t, dir)
 	if c := r.Columns; c == nil || c.Filled != 1 || c.WithoutCounts != 1 || c.Checked != 1 || c.Lacking != 1 || fmt.Sprint(c.Columns) != "[extra]" {
 		t.Errorf("columns %+v", c)
 	}
-	if level(&r, "columns") != "warn" {
+	if level(r, "columns") != "warn" {
 		t.Errorf("findings %+v", r.Findings)
 	}
-	if code, out, _ = runCLI("doctor", dir); code != 0 || !strings.Contains(out, "warn  columns") || !strings.Contains(out, "uncounted.parquet: extra") {
+	if code, out, _ := runCLI("doctor", dir); code != 0 || !strings.Contains(out, "warn  columns") || !strings.Contains(out, "uncounted.parquet: extra") {
 		t.Errorf("text report, exit %d:\n%s", code, out)
 	}
 }
@@ -394,14 +394,7 @@ func TestDoctorUncountedColumns(t *testing.T) {
 		if _, err := gen.Commit(adds...); err != nil {
 			t.Fatal(err)
 		}
-		code, out, errOut := runCLI("doctor", "--json", dir)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.name, code, errOut)
-		}
-		var r doctorReport
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatalf("%q: %v", out, err)
-		}
+		r := doctorJSONOf(t, dir)
 		col := r.Columns
 		if col == nil {
 			t.Fatalf("%s: no columns check", c.name)
@@ -409,7 +402,7 @@ func TestDoctorUncountedColumns(t *testing.T) {
 		if got := fmt.Sprintf("filled %d, checked %d, lacking %d %v uncounted %v", col.Filled, col.Checked, col.Lacking, col.Columns, col.Uncounted); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
-		if level(&r, "columns") != c.finish {
+		if level(r, "columns") != c.finish {
 			t.Errorf("%s: findings %+v", c.name, r.Findings)
 		}
 	}
@@ -430,18 +423,11 @@ func TestDoctorStatsClaimColumns(t *testing.T) {
 	if _, err := gen.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(grown, nil, nil), a); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI("doctor", "--json", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var r doctorReport
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("%q: %v", out, err)
-	}
+	r := doctorJSONOf(t, dir)
 	if c := r.Columns; c == nil || c.Filled != 0 || c.Checked != 1 || c.Lacking != 1 || fmt.Sprint(c.Columns) != "[extra]" {
 		t.Errorf("columns %+v", c)
 	}
-	if level(&r, "columns") != "warn" {
+	if level(r, "columns") != "warn" {
 		t.Errorf("findings %+v", r.Findings)
 	}
 }
