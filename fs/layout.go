@@ -36,5 +36,9 @@ func (r *root) layout(ctx context.Context, snap *replay.Snapshot) (*layout.Versi
 
 // layoutOptions are the layout options the mount was given.
 func (r *root) layoutOptions() layout.Options {
-	return layout.Options{Physical: r.opts.PhysicalLayout, CheckFooters: r.opts.CheckFooters}
+	o := layout.Options{Physical: r.opts.PhysicalLayout, CheckFooters: r.opts.CheckFooters}
+	if ext, ok := r.table.(ExternalServer); ok {
+		o.External = ext.ServesExternal
+	}
+	return o
 }

@@ -61,3 +61,10 @@ type LocalFiler interface {
 	LocalFile(path string) (open func() (f *os.File, size int64, err error), ok bool)
 	HasLocalFiles() bool
 }
+
+// ExternalServer is implemented by a Table that reads some files outside
+// the table root (absolute URIs in the log, as a shallow clone's): the
+// versions show those it serves, and hide the others.
+type ExternalServer interface {
+	ServesExternal(path string) bool
+}

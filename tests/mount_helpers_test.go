@@ -71,6 +71,13 @@ func mountForTest(t testing.TB, location string, opts fs.Options, storeOpts ...b
 // default).
 func mountLayout(t testing.TB, location string, opts fs.Options, storeOpts ...blobstore.Option) *liveMount {
 	t.Helper()
+	return mountElsewhere(t, location, nil, opts, storeOpts...)
+}
+
+// mountElsewhere is mountLayout of a table that reads files outside its
+// root under the stores of elsewhere (--allow-external).
+func mountElsewhere(t testing.TB, location string, elsewhere []*blobstore.Store, opts fs.Options, storeOpts ...blobstore.Option) *liveMount {
+	t.Helper()
 	requireFUSE(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := blobstore.Open(ctx, location, storeOpts...)
@@ -89,7 +96,7 @@ func mountLayout(t testing.TB, location string, opts fs.Options, storeOpts ...bl
 		opts.Logger = log.New(logs, "", 0)
 	}
 	dir := t.TempDir()
-	srv, err := fs.Mount(ctx, dir, fs.StoreTable{Table: tbl, Store: st}, opts)
+	srv, err := fs.Mount(ctx, dir, fs.StoreTable{Table: tbl, Store: st, Elsewhere: elsewhere}, opts)
 	if err != nil {
 		cancel()
 		st.Close()

@@ -106,7 +106,7 @@ func findings(r *doctorReport) []finding {
 	}
 	if fl.External > 0 {
 		add("external files", true, fmt.Sprintf("%d live files lie outside the table root", fl.External),
-			"a mount does not show them (it reads nothing outside the root)")
+			"a mount does not show them (it reads nothing outside the root unless told): mount with --allow-external LOCATION for the location they lie in (a shallow clone's source)")
 	}
 	o := r.Open
 	add("open cost", o.RoundTrips > openRoundTripsFar,

@@ -68,6 +68,10 @@ const nameMax = 255
 type Options struct {
 	// Physical asks for the stored layout: stored paths and column names.
 	Physical bool
+	// External says which files outside the table root (absolute URIs)
+	// are served, under the logical layout: those the user allowed (a
+	// shallow clone's). nil: none.
+	External func(path string) bool
 	// CheckFooters serves every file as those lacking columns are
 	// served, whatever its stats say (none, or wrong): the first stat of
 	// each reads its footer, and a file lacking columns is served with
@@ -107,8 +111,8 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.Colu
 	v.Entries = make([]Entry, 0, len(snap.Files))
 	for i := range snap.Files {
 		f := &snap.Files[i]
-		if action.IsExternal(f.Path) {
-			v.Hidden = append(v.Hidden, Hidden{f.Path, "it lies outside the table root"})
+		if action.IsExternal(f.Path) && (physical || opts.External == nil || !opts.External(f.Path)) {
+			v.Hidden = append(v.Hidden, Hidden{f.Path, "it lies outside the table root (--allow-external serves it)"})
 			continue
 		}
 		name := f.Path

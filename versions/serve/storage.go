@@ -84,9 +84,14 @@ type AbsoluteStorage interface {
 var ErrNoAbsolute = errors.New("deletion vectors at absolute paths are not readable from this table")
 
 // StoreStorage reads the objects of a table whose root is Store: data files
-// by relative path, and deletion vectors at absolute URIs only where they
-// lie under the root. Files outside the root are never read.
-type StoreStorage struct{ Store *blobstore.Store }
+// by relative path, and deletion vectors at absolute URIs where they lie
+// under the root. Files and vectors outside the root are read only under
+// Elsewhere, stores at the locations the user allowed (a shallow clone
+// names its source table's files by absolute URIs); never others.
+type StoreStorage struct {
+	Store     *blobstore.Store
+	Elsewhere []*blobstore.Store
+}
 
 var (
 	_ AbsoluteStorage = StoreStorage{}
@@ -94,33 +99,69 @@ var (
 	_ IntoStorage     = StoreStorage{}
 )
 
-func (s StoreStorage) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
-	if action.IsExternal(path) {
-		return nil, fmt.Errorf("%s lies outside the table root", path)
+// locate returns the store and key of a data file's path: relative to the
+// root, or an absolute URI under one of Elsewhere.
+func (s StoreStorage) locate(path string) (*blobstore.Store, string, error) {
+	if !action.IsExternal(path) {
+		return s.Store, path, nil
 	}
-	return s.Store.ReadRange(ctx, path, off, n)
+	if st, key, ok := s.elsewhere(path); ok {
+		return st, key, nil
+	}
+	return nil, "", fmt.Errorf("%s lies outside the table root", path)
+}
+
+// elsewhere returns the store of Elsewhere an absolute URI lies under, and
+// its key there.
+func (s StoreStorage) elsewhere(uri string) (*blobstore.Store, string, bool) {
+	for _, st := range s.Elsewhere {
+		if key, err := action.KeyUnder(uri, st.Location()); err == nil {
+			return st, key, true
+		}
+	}
+	return nil, "", false
+}
+
+// Serves says whether a data file's path is read: relative to the root, or
+// under one of Elsewhere.
+func (s StoreStorage) Serves(path string) bool {
+	_, _, err := s.locate(path)
+	return err == nil
+}
+
+func (s StoreStorage) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
+	st, key, err := s.locate(path)
+	if err != nil {
+		return nil, err
+	}
+	return st.ReadRange(ctx, key, off, n)
 }
 
 func (s StoreStorage) ReadRangeOf(ctx context.Context, path string, off, n, size int64) ([]byte, error) {
-	if action.IsExternal(path) {
-		return nil, fmt.Errorf("%s lies outside the table root", path)
+	st, key, err := s.locate(path)
+	if err != nil {
+		return nil, err
 	}
-	return s.Store.ReadRangeOf(ctx, path, off, n, size)
+	return st.ReadRangeOf(ctx, key, off, n, size)
 }
 
 func (s StoreStorage) ReadRangeInto(ctx context.Context, path string, off, size int64, bufs [][]byte) (int64, error) {
-	if action.IsExternal(path) {
-		return 0, fmt.Errorf("%s lies outside the table root", path)
+	st, key, err := s.locate(path)
+	if err != nil {
+		return 0, err
 	}
-	return s.Store.ReadRangeInto(ctx, path, off, size, bufs)
+	return st.ReadRangeInto(ctx, key, off, size, bufs)
 }
 
 func (s StoreStorage) ReadAbsolute(ctx context.Context, uri string, off, n int64) ([]byte, error) {
 	key, err := action.KeyUnder(uri, s.Store.Location())
-	if err != nil {
-		return nil, fmt.Errorf("deletion vector %s: %w", uri, err)
+	if err == nil {
+		return s.Store.ReadRange(ctx, key, off, n)
 	}
-	return s.Store.ReadRange(ctx, key, off, n)
+	if st, key, ok := s.elsewhere(uri); ok {
+		return st.ReadRange(ctx, key, off, n)
+	}
+	return nil, fmt.Errorf("deletion vector %s: %w", uri, err)
 }
 
 // VectorStorage gives dvfilter.Load the deletion vector files of the table
