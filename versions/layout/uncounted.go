@@ -36,7 +36,7 @@ func (v *Version) FindUncounted(lacks func(*replay.File) (bool, error)) error {
 	}
 	var byAge []*Entry
 	for i := range v.Entries {
-		if e := &v.Entries[i]; !e.Fill {
+		if e := &v.Entries[i]; !e.Fill && e.File.Size >= 0 { // a negative size is refused at lookup
 			byAge = append(byAge, e)
 		}
 	}
