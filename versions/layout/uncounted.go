@@ -34,35 +34,50 @@ func (v *Version) FindUncounted(lacks func(*replay.File) (bool, error)) error {
 	if len(v.Uncounted) == 0 || v.Fill == nil {
 		return nil
 	}
-	var byAge []*Entry
-	for i := range v.Entries {
-		if e := &v.Entries[i]; !e.Fill && e.File.Size >= 0 { // a negative size is refused at lookup
-			byAge = append(byAge, e)
-		}
+	// The files by age, then by name (Entries are sorted by name): their
+	// modification times and indices, compact for the sort.
+	type aged struct {
+		mod int64
+		i   int
 	}
-	slices.SortFunc(byAge, func(a, b *Entry) int {
-		return cmp.Or(cmp.Compare(a.File.ModTime, b.File.ModTime), strings.Compare(a.Name, b.Name))
-	})
+	older := func(a, b aged) int { return cmp.Or(cmp.Compare(a.mod, b.mod), cmp.Compare(a.i, b.i)) }
+	searched := func(e *Entry) bool { return !e.Fill && e.File.Size >= 0 } // a negative size is refused at lookup
 	var mu sync.Mutex
 	var failed error
-	lacking := func(i int) bool {
-		l, err := lacks(byAge[i].File)
+	lacking := func(a aged) bool {
+		f := v.Entries[a.i].File
+		l, err := lacks(f)
 		if err != nil {
 			mu.Lock()
-			failed = cmp.Or(failed, fmt.Errorf("%s: %w", byAge[i].File.Path, err))
+			failed = cmp.Or(failed, fmt.Errorf("%s: %w", f.Path, err))
 			mu.Unlock()
 		}
 		return l
 	}
-	if len(byAge) == 0 || !lacking(0) {
+	// Where the oldest file lacks nothing, as in most tables, the files
+	// need no sorting.
+	oldest := aged{i: -1}
+	for i := range v.Entries {
+		if e := &v.Entries[i]; searched(e) && (oldest.i < 0 || e.File.ModTime < oldest.mod) {
+			oldest = aged{e.File.ModTime, i}
+		}
+	}
+	if oldest.i < 0 || !lacking(oldest) {
 		return failed
 	}
-	n := firstComplete(len(byAge), lacking)
+	byAge := make([]aged, 0, len(v.Entries))
+	for i := range v.Entries {
+		if e := &v.Entries[i]; searched(e) {
+			byAge = append(byAge, aged{e.File.ModTime, i})
+		}
+	}
+	slices.SortFunc(byAge, older)
+	n := firstComplete(len(byAge), func(i int) bool { return lacking(byAge[i]) })
 	if failed != nil {
 		return failed
 	}
-	for _, e := range byAge[:n] {
-		e.Fill = true
+	for _, a := range byAge[:n] {
+		v.Entries[a.i].Fill = true
 	}
 	return nil
 }

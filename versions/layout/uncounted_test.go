@@ -133,3 +133,35 @@ func TestFindUncounted(t *testing.T) {
 		t.Errorf("checking footers: %+v, %v", v.Entries, err)
 	}
 }
+
+// BenchmarkFindUncounted: the search's own cost over a million files, the
+// footers answered at once: where the oldest lacks nothing (no sort) and
+// where half lack a column.
+//
+//	go test ./versions/layout -run XXX -bench FindUncounted
+func BenchmarkFindUncounted(b *testing.B) {
+	const files = 1_000_000
+	snap := snapshotOf(schemaOf("id:long", "late:string"))
+	snap.Metadata.Configuration = map[string]string{"delta.dataSkippingNumIndexedCols": "1"}
+	counted := make([]*action.ColumnSet, files)
+	set := action.NullCounted([]byte(`{"nullCount":{"id":0}}`))
+	for i := range files {
+		snap.Files = append(snap.Files, replay.File{Path: fmt.Sprintf("part-%07d.parquet", i), Size: 100, ModTime: int64(i*7919) % files})
+		counted[i] = set
+	}
+	for _, lacking := range []int64{0, files / 2} {
+		b.Run(fmt.Sprintf("lacking=%d", lacking), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				v, err := Of(snap, nil, counted, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := v.FindUncounted(func(f *replay.File) (bool, error) { return f.ModTime < lacking, nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
