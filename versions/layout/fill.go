@@ -205,7 +205,6 @@ func lacksColumns(counted []*action.ColumnSet, rule fillRule) func(i int) bool {
 	if rule.bySome {
 		expected = append(slices.Clip(expected), rule.countedBySome...)
 	}
-	fields := rule.fields
 	judged := map[*action.ColumnSet]bool{}
 	return func(i int) bool {
 		set := counted[i]
@@ -215,7 +214,7 @@ func lacksColumns(counted []*action.ColumnSet, rule fillRule) func(i int) bool {
 		lacks, ok := judged[set]
 		if !ok {
 			lacks = slices.ContainsFunc(expected, func(c string) bool { return !set.Has(c) }) ||
-				slices.ContainsFunc(fields, func(p []string) bool { return !set.HasField(p...) })
+				slices.ContainsFunc(rule.fields, func(p []string) bool { return !set.HasField(p...) })
 			judged[set] = lacks
 		}
 		return lacks

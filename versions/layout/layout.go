@@ -112,7 +112,7 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.Colu
 	for i := range snap.Files {
 		f := &snap.Files[i]
 		if action.IsExternal(f.Path) && (physical || opts.External == nil || !opts.External(f.Path)) {
-			v.Hidden = append(v.Hidden, Hidden{f.Path, "it lies outside the table root (--allow-external serves it)"})
+			v.Hidden = append(v.Hidden, Hidden{f.Path, "it lies outside the table root"})
 			continue
 		}
 		name := f.Path
