@@ -120,12 +120,13 @@ func newCommitDir(ctx context.Context, r *root, c *versions.Changes) (*commitDir
 		name string
 		part versions.Part
 	}{{partNames[0], c.Added}, {partNames[1], c.Removed}, {partNames[2], c.CDC}} {
-		lay, err := layout.Of(p.part.Snap, p.part.Parts, p.part.NullCounted, r.layoutOptions())
+		var adjust func(*layout.Version)
+		if p.name == nameCDC {
+			adjust = (*layout.Version).ForChangeData
+		}
+		lay, err := r.layoutOf(ctx, p.part.Snap, p.part.Parts, p.part.NullCounted, adjust)
 		if err != nil {
 			return nil, err
-		}
-		if p.name == nameCDC {
-			lay.ForChangeData()
 		}
 		space := fmt.Sprintf("changes/%d/%s/", c.Version, p.name)
 		t := &tree{version: p.part.Snap.Version, lay: lay, space: space, vanishes: p.name == nameRemoved}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions/layout"
 )
 
@@ -20,9 +21,20 @@ func (r *root) layout(ctx context.Context, snap *replay.Snapshot) (*layout.Versi
 	if err != nil {
 		return nil, err
 	}
-	v, err := layout.Of(snap, d.Partitions, d.NullCounted, r.layoutOptions())
+	return r.layoutOf(ctx, snap, d.Partitions, d.NullCounted, nil)
+}
+
+// layoutOf lays out snap's files, given their partition values and the
+// columns their stats count (index-aligned with snap.Files), then finds
+// the files lacking columns no stats count. adjust, if any, changes the
+// layout before that search (the change-data files' extra column).
+func (r *root) layoutOf(ctx context.Context, snap *replay.Snapshot, parts []*replay.Partition, counted []*action.ColumnSet, adjust func(*layout.Version)) (*layout.Version, error) {
+	v, err := layout.Of(snap, parts, counted, r.layoutOptions())
 	if err != nil {
 		return nil, err
+	}
+	if adjust != nil {
+		adjust(v)
 	}
 	if err := v.FindUncounted(func(f *replay.File) (bool, error) { return r.files.Lacks(ctx, f, v.Fill) }); err != nil {
 		if ctx.Err() != nil {

@@ -28,24 +28,7 @@ import (
 func TestUncountedColumnsThroughMount(t *testing.T) {
 	requireFUSE(t)
 	dir := t.TempDir()
-	gen := deltagen.New(dir)
-	conf := map[string]string{"delta.dataSkippingNumIndexedCols": "1"}
-	const stats = `{"numRecords":1,"nullCount":{"id":0}}`
-	olds := []action.Action{deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaBefore, nil, conf)}
-	news := []action.Action{deltagen.Metadata(schemaAfter, nil, conf)}
-	for i := range 5 {
-		a := writeRows(t, dir, fmt.Sprintf("z-old-%d.parquet", i), []beforeScore{{ID: int64(i), Name: fmt.Sprint("n", i)}}, stats)
-		a.Add.ModificationTime += int64(i)
-		olds = append(olds, a)
-	}
-	for i := range 5 {
-		score := float64(i) + 0.5
-		a := writeRows(t, dir, fmt.Sprintf("a-new-%d.parquet", i), []withScore{{ID: int64(10 + i), Name: fmt.Sprint("n", 10+i), Score: &score}}, stats)
-		a.Add.ModificationTime += int64(100 + i)
-		news = append(news, a)
-	}
-	mustCommit(t, gen, olds...)
-	mustCommit(t, gen, news...)
+	uncountedScoreTable(t, dir)
 
 	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
 	before := m.store.Counts()
@@ -109,5 +92,62 @@ print(duckdb.sql(f"select count(*), count(score), sum(score) from read_parquet('
 	want := "['id', 'name', 'score'] [None, None, None, None, None, 0.5, 1.5, 2.5, 3.5, 4.5]\n[(10, 5, 12.5)]\n"
 	if err != nil || string(out) != want {
 		t.Errorf("pyarrow and DuckDB read:\n%s(%v)\nwant:\n%s", out, err, want)
+	}
+}
+
+// uncountedStats are the stats of a file of uncountedScoreTable: they
+// count id only.
+const uncountedStats = `{"numRecords":1,"nullCount":{"id":0}}`
+
+// uncountedScoreTable writes, at dir, a table that collects stats for its
+// first column only: v0 with five files of id and name (z-old-<i>), v1
+// adding score and five files with it (a-new-<i>), younger. It returns
+// its generator.
+func uncountedScoreTable(t *testing.T, dir string) *deltagen.Table {
+	gen := deltagen.New(dir)
+	conf := map[string]string{"delta.dataSkippingNumIndexedCols": "1"}
+	olds := []action.Action{deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaBefore, nil, conf)}
+	news := []action.Action{deltagen.Metadata(schemaAfter, nil, conf)}
+	for i := range 5 {
+		a := writeRows(t, dir, fmt.Sprintf("z-old-%d.parquet", i), []beforeScore{{ID: int64(i), Name: fmt.Sprint("n", i)}}, uncountedStats)
+		a.Add.ModificationTime += int64(i)
+		olds = append(olds, a)
+	}
+	for i := range 5 {
+		score := float64(i) + 0.5
+		a := writeRows(t, dir, fmt.Sprintf("a-new-%d.parquet", i), []withScore{{ID: int64(10 + i), Name: fmt.Sprint("n", 10+i), Score: &score}}, uncountedStats)
+		a.Add.ModificationTime += int64(100 + i)
+		news = append(news, a)
+	}
+	mustCommit(t, gen, olds...)
+	mustCommit(t, gen, news...)
+	return gen
+}
+
+// TestUncountedColumnsInChanges: changes/<N> finds the files lacking a
+// column no stats count as v/<N> does. Commit 2 removes an old file and
+// adds back a file written before score was added (as a restore does):
+// both are served with score, as the versions they are served as.
+func TestUncountedColumnsInChanges(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	gen := uncountedScoreTable(t, dir)
+	back := writeRows(t, dir, "z-back.parquet", []beforeScore{{ID: 20, Name: "n20"}}, uncountedStats)
+	back.Add.ModificationTime -= 1000 // written long before the commit
+	mustCommit(t, gen, deltagen.Remove("z-old-0.parquet", 1), back)
+
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	for _, name := range []string{"changes/2/removed/z-old-0.parquet", "changes/2/added/z-back.parquet", "changes/1/added/a-new-0.parquet"} {
+		data, err := os.ReadFile(filepath.Join(m.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, ok := f.Schema().Lookup("score"); !ok {
+			t.Errorf("%s served without score", name)
+		}
 	}
 }
