@@ -38,6 +38,8 @@ type diffEntry struct {
 func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("diff", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, `JSON Lines: one object per file, {"change":"added"|"removed","path":...}`)
+	var external externalFlag
+	external.register(fs)
 	if err := parseFlags(fs, args, "TABLE A B (each a version or an instant)", 3, 3, stdout, stderr); err != nil {
 		return err
 	}
@@ -60,12 +62,17 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	var served [2]map[*replay.File]*layout.Entry
 	if *asJSON {
+		elsewhere, closeElsewhere, err := external.storage(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer closeElsewhere()
 		for i, snap := range snaps {
 			parts, err := snap.Partitions(ctx)
 			if err != nil {
 				return err
 			}
-			if _, served[i], err = servedLayout(snap, parts, nil); err != nil {
+			if _, served[i], err = servedLayout(snap, parts, nil, elsewhere.Serves); err != nil {
 				return err
 			}
 		}

@@ -86,6 +86,8 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	checkData := fs.Bool("files", true, fmt.Sprintf("check that the live data files exist with the log's sizes and their deletion vectors load (a stat each, at most %d, spread over the table; a HEAD each on object stores)", maxFileChecks))
+	var external externalFlag
+	external.register(fs)
 	latency := fs.Duration("latency", 0, "latency added to every request of the measured open, e.g. 20ms to see a remote store's cost (default 2ms for local tables, so that parallel requests overlap as they do remotely and round trips count right; 0 for remote ones)")
 	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
 		return err
@@ -96,7 +98,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	if !fs.Changed("latency") && isLocal(fs.Arg(0)) {
 		*latency = localLatency
 	}
-	r, err := diagnose(ctx, fs.Arg(0), *latency, *checkData)
+	r, err := diagnose(ctx, fs.Arg(0), *latency, *checkData, external)
 	if err != nil {
 		return err
 	}
@@ -138,7 +140,7 @@ func isLocal(location string) bool {
 }
 
 // diagnose opens the table cold, measuring the cost, and inspects it.
-func diagnose(ctx context.Context, location string, latency time.Duration, checkData bool) (*doctorReport, error) {
+func diagnose(ctx context.Context, location string, latency time.Duration, checkData bool, external externalFlag) (*doctorReport, error) {
 	st, err := blobstore.Open(ctx, location, blobstore.WithLatency(latency))
 	if err != nil {
 		return nil, err
@@ -200,8 +202,13 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 			return nil, err
 		}
 		defer plain.Close()
-		r.Files = checkFiles(ctx, plain, snap)
-		cols, err := checkColumns(ctx, plain, snap)
+		storage, closeElsewhere, err := external.storage(ctx, plain)
+		if err != nil {
+			return nil, err
+		}
+		defer closeElsewhere()
+		r.Files = checkFiles(ctx, storage, snap)
+		cols, err := checkColumns(ctx, storage, snap)
 		if err != nil {
 			return nil, err
 		}

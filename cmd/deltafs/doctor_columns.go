@@ -6,11 +6,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
-	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions/layout"
+	"github.com/deltafs/deltafs/versions/serve"
 )
 
 // doctorColumns is what doctor found of the columns of latest's files. A
@@ -41,13 +40,13 @@ const (
 
 // checkColumns counts latest's files served with columns they lack, and
 // reads the footers of a sample of those whose stats do not say.
-func checkColumns(ctx context.Context, st *blobstore.Store, snap *replay.Snapshot) (doctorColumns, error) {
+func checkColumns(ctx context.Context, st serve.StoreStorage, snap *replay.Snapshot) (doctorColumns, error) {
 	var r doctorColumns
 	details, err := snap.Details(ctx)
 	if err != nil {
 		return r, err
 	}
-	lay, err := layout.Of(snap, details.Partitions, details.NullCounted, layout.Options{})
+	lay, err := layout.Of(snap, details.Partitions, details.NullCounted, layout.Options{External: st.Serves})
 	if err != nil || lay.Fill == nil {
 		return r, err // no schema to check the files against
 	}
@@ -79,7 +78,7 @@ func checkColumns(ctx context.Context, st *blobstore.Store, snap *replay.Snapsho
 	for i := range snap.Files {
 		f := &snap.Files[i]
 		switch {
-		case filled[f] || action.IsExternal(f.Path) || f.Size < 0:
+		case filled[f] || !st.Serves(f.Path) || f.Size < 0:
 		case details.NullCounted[i] == nil:
 			r.WithoutCounts++
 			unknown = append(unknown, f)

@@ -12,7 +12,6 @@ import (
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/dvfilter"
 	"github.com/deltafs/deltafs/replay"
-	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/versions/serve"
 )
 
@@ -25,7 +24,7 @@ type doctorFiles struct {
 	WrongSize     int      `json:"wrongSize"`     // stored size is not the log's
 	Unreadable    int      `json:"unreadable"`    // refused or failing (a link, a FIFO, an error)
 	BadVectors    int      `json:"badVectors"`    // deletion vectors that do not load
-	External      int      `json:"external"`      // live files outside the table root: not served
+	External      int      `json:"external"`      // live files outside the table root (and --allow-external): not served
 	NegativeSizes int      `json:"negativeSizes"` // sizes below 0 in the log
 	Examples      []string `json:"examples"`      // the first few problems, one line each
 }
@@ -34,15 +33,15 @@ type doctorFiles struct {
 // files sorted by path: a big table gets a sample, said so.
 const maxFileChecks = 200
 
-// checkFiles stats a sample of the live files (and loads their deletion
-// vectors) through st, 16 at a time.
-func checkFiles(ctx context.Context, st *blobstore.Store, snap *replay.Snapshot) doctorFiles {
+// checkFiles stats a sample of the live files it serves (and loads their
+// deletion vectors) through st, 16 at a time.
+func checkFiles(ctx context.Context, st serve.StoreStorage, snap *replay.Snapshot) doctorFiles {
 	var r doctorFiles
 	var inside []*replay.File
 	for i := range snap.Files {
 		f := &snap.Files[i]
 		switch {
-		case action.IsExternal(f.Path):
+		case !st.Serves(f.Path):
 			r.External++
 		case f.Size < 0:
 			r.NegativeSizes++
@@ -53,7 +52,7 @@ func checkFiles(ctx context.Context, st *blobstore.Store, snap *replay.Snapshot)
 	}
 	sample := spread(inside, maxFileChecks)
 	r.Sampled = len(sample) < len(inside)
-	vectors := serve.VectorStorage(serve.StoreStorage{Store: st})
+	vectors := serve.VectorStorage(st)
 	// Each check writes its own slot; problems are counted and noted in
 	// path order afterwards, so that the examples do not depend on which
 	// check finished first.
@@ -90,7 +89,7 @@ func checkFiles(ctx context.Context, st *blobstore.Store, snap *replay.Snapshot)
 
 // checkFile returns what is wrong with one live file, and the counter it
 // goes to, or "".
-func checkFile(ctx context.Context, st *blobstore.Store, vectors serve.Storage, f *replay.File) (string, func(*doctorFiles) *int) {
+func checkFile(ctx context.Context, st serve.StoreStorage, vectors serve.Storage, f *replay.File) (string, func(*doctorFiles) *int) {
 	o, err := st.Stat(ctx, f.Path)
 	switch {
 	case errors.Is(err, blobstore.ErrNotFound):

@@ -105,7 +105,7 @@ func findings(r *doctorReport) []finding {
 		out = append(out, columnsFinding(c, r.LatestVersion))
 	}
 	if fl.External > 0 {
-		add("external files", true, fmt.Sprintf("%d live files lie outside the table root", fl.External),
+		add("external files", true, fmt.Sprintf("%d live files lie outside the table root, under no --allow-external location", fl.External),
 			"a mount does not show them (it reads nothing outside the root unless told): mount with --allow-external LOCATION for the location they lie in (a shallow clone's source)")
 	}
 	o := r.Open

@@ -24,14 +24,16 @@ type servedSizes struct {
 // sizesAhead is how many sizes past the one asked for are read ahead.
 const sizesAhead = 64
 
-// newServedSizes opens the table at location for the sizes of files
-// (set order before asking for them).
-func newServedSizes(ctx context.Context, location string) (*servedSizes, error) {
+// newServedSizes opens the table at location for the sizes of files,
+// and of those outside it under elsewhere (set order before asking for
+// them).
+func newServedSizes(ctx context.Context, location string, elsewhere []*blobstore.Store) (*servedSizes, error) {
 	st, err := blobstore.Open(ctx, location)
 	if err != nil {
 		return nil, err
 	}
-	return &servedSizes{st: st, files: serve.New(ctx, serve.StoreStorage{Store: st}, serve.Options{SpillDir: os.TempDir()})}, nil
+	storage := serve.StoreStorage{Store: st, Elsewhere: elsewhere}
+	return &servedSizes{st: st, files: serve.New(ctx, storage, serve.Options{SpillDir: os.TempDir()})}, nil
 }
 
 func (s *servedSizes) Close() {

@@ -86,7 +86,7 @@ type lsEntry struct {
 	DeletedRows      int64              `json:"deletedRows"`
 	// ServedSize is, for a file with a deletion vector, or renamed or
 	// added columns, whose size changes, the size the mount serves it
-	// with; absent when that is Size.
+	// with; absent when that is Size, or the file is not served.
 	ServedSize *int64 `json:"servedSize,omitempty"`
 }
 
@@ -94,6 +94,8 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("ls", pflag.ContinueOnError)
 	choice := chooseVersion(fs, "to list")
 	asJSON := fs.Bool("json", false, "JSON Lines: one object per file")
+	var external externalFlag
+	external.register(fs)
 	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
 		return err
 	}
@@ -112,7 +114,12 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lay, entries, err := servedLayout(snap, details.Partitions, details.NullCounted)
+	elsewhere, closeElsewhere, err := external.storage(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer closeElsewhere()
+	lay, entries, err := servedLayout(snap, details.Partitions, details.NullCounted, elsewhere.Serves)
 	if err != nil {
 		return err
 	}
@@ -120,7 +127,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(lay.Uncounted) > 0 {
 		// The files lacking columns no stats count: their footers tell,
 		// as a mount's (layout.Version.FindUncounted).
-		if served, err = newServedSizes(ctx, fs.Arg(0)); err != nil {
+		if served, err = newServedSizes(ctx, fs.Arg(0), elsewhere.Elsewhere); err != nil {
 			return err
 		}
 		defer served.Close()
@@ -128,22 +135,21 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "deltafs ls: note: files are served as stored, whether or not they lack the columns no stats count: %v\n", err)
 		}
 	}
-	sizedOf := func(f *replay.File) serve.Sized {
-		rename, sameSize := lay.Rename, lay.SameSize
-		if entry := entries[f]; entry != nil {
-			rename, sameSize = lay.RenameOf(entry)
-		}
-		return serve.Sized{File: f, Rename: rename, SameSize: sameSize}
-	}
-	var resized []serve.Sized // the files whose served size is not the stored one, in order
+	var resized []serve.Sized // the files served at another size than the stored one, in order
 	resizes := make([]bool, len(snap.Files))
 	for _, i := range order {
-		if s := sizedOf(&snap.Files[i]); !s.KeepsSize() {
+		f := &snap.Files[i]
+		entry := entries[f]
+		if entry == nil {
+			continue // not served: no served size
+		}
+		rename, sameSize := lay.RenameOf(entry)
+		if s := (serve.Sized{File: f, Rename: rename, SameSize: sameSize}); !s.KeepsSize() {
 			resized, resizes[i] = append(resized, s), true
 		}
 	}
 	if len(resized) > 0 && served == nil {
-		if served, err = newServedSizes(ctx, fs.Arg(0)); err != nil {
+		if served, err = newServedSizes(ctx, fs.Arg(0), elsewhere.Elsewhere); err != nil {
 			return err
 		}
 		defer served.Close()
@@ -177,10 +183,11 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // servedLayout is the logical layout of a snapshot (its files'
-// partitions and null-counted columns given, as for layout.Of) and each
-// file's entry in it; a file it does not serve has none.
-func servedLayout(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.ColumnSet) (*layout.Version, map[*replay.File]*layout.Entry, error) {
-	lay, err := layout.Of(snap, parts, counted, layout.Options{})
+// partitions and null-counted columns given, as for layout.Of; external
+// says which files outside the table root are served) and each file's
+// entry in it; a file it does not serve has none.
+func servedLayout(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.ColumnSet, external func(path string) bool) (*layout.Version, map[*replay.File]*layout.Entry, error) {
+	lay, err := layout.Of(snap, parts, counted, layout.Options{External: external})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -36,7 +36,7 @@ type mountFlags struct {
 	noOpenSet   bool // --no-open given, either way: else the mount decides
 	layout      string
 	footers     bool
-	external    []string // locations outside the table root files may be read from
+	external    externalFlag
 	nonempty    bool
 	debug       bool
 }
@@ -66,8 +66,7 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 		"logical column names, <column>=<value>/ partition folders) or physical (the stored files and column names)")
 	fs.BoolVar(&f.footers, "check-footers", false, "read every file's footer at its first stat and serve the columns it lacks, as nulls, whatever its stats say "+
 		"(files without null counts, stats counting a column the file lacks): a request per file (deltafs doctor finds such files)")
-	fs.StringArrayVar(&f.external, "allow-external", nil, "a location outside the table (a path or URI, as TABLE) whose files the log may name by absolute URIs, "+
-		"as a shallow clone names its source's: they are served like the table's own (repeat for several; default: none, such files are not shown)")
+	f.external.register(fs)
 	fs.BoolVar(&f.nonempty, "nonempty", false, "mount over a directory that has files in it (they are hidden while mounted)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
 }
@@ -303,15 +302,12 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		Logger:          logger,
 	}
 	opts.MemoryLimit = memoryLimit(opts, snap)
-	table := fs.StoreTable{Table: t, Store: st}
-	for _, loc := range mf.external {
-		other, err := blobstore.Open(ctx, loc, blobstore.WithLogf(storeLogger.Printf))
-		if err != nil {
-			return fmt.Errorf("--allow-external %s: %w", loc, err)
-		}
-		defer other.Close()
-		table.Elsewhere = append(table.Elsewhere, other)
+	storage, closeElsewhere, err := mf.external.storage(ctx, st, blobstore.WithLogf(storeLogger.Printf))
+	if err != nil {
+		return err
 	}
+	defer closeElsewhere()
+	table := fs.StoreTable{Table: t, Store: st, Elsewhere: storage.Elsewhere}
 	srv, err := fs.Mount(ctx, dir, table, opts)
 	if err != nil {
 		return err

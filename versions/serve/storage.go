@@ -129,6 +129,15 @@ func (s StoreStorage) Serves(path string) bool {
 	return err == nil
 }
 
+// Stat returns a data file's size as stored.
+func (s StoreStorage) Stat(ctx context.Context, path string) (blobstore.Object, error) {
+	st, key, err := s.locate(path)
+	if err != nil {
+		return blobstore.Object{}, err
+	}
+	return st.Stat(ctx, key)
+}
+
 func (s StoreStorage) ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) {
 	st, key, err := s.locate(path)
 	if err != nil {

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/deltafs/deltafs/blobstore"
+	"github.com/deltafs/deltafs/versions/serve"
+)
+
+// externalFlag is --allow-external: the locations outside a table whose
+// files its log may name by absolute URIs, as a shallow clone names its
+// source's. mount serves them, ls and diff give where, doctor checks them.
+type externalFlag []string
+
+func (e *externalFlag) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar((*[]string)(e), "allow-external", nil, "a location outside the table (a path or URI, as TABLE) whose files the log may name by absolute URIs, "+
+		"as a shallow clone names its source's: they are read and served like the table's own (repeat for several; default: none, such files are not served)")
+}
+
+// storage opens a store at each location, beside the table's st (nil
+// where only Serves is asked); close closes them.
+func (e externalFlag) storage(ctx context.Context, st *blobstore.Store, opts ...blobstore.Option) (storage serve.StoreStorage, close func(), err error) {
+	storage.Store = st
+	close = func() {
+		for _, other := range storage.Elsewhere {
+			other.Close()
+		}
+	}
+	for _, loc := range e {
+		other, err := blobstore.Open(ctx, loc, opts...)
+		if err != nil {
+			close()
+			return serve.StoreStorage{}, nil, fmt.Errorf("--allow-external %s: %w", loc, err)
+		}
+		storage.Elsewhere = append(storage.Elsewhere, other)
+	}
+	return storage, close, nil
+}
