@@ -41,6 +41,7 @@ type Table struct {
 	// GUARDED_BY(mu); checkpoints a snapshot was rebuilt without, and why
 	passedOver map[int64]error
 
+	pinned       bool          // GUARDED_BY(mu); Pin: latest never moves
 	cleanupEvery time.Duration // immutable
 	cleanupAt    time.Time     // GUARDED_BY(mu); when the next cleanup check is due
 }
@@ -125,6 +126,19 @@ func (t *Table) Latest() int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.latest
+}
+
+// Pin makes v the table's latest version for good, as if the log ended
+// there: Versions, History, AsOf and Changes go no further, and Refresh
+// never moves it (a mount as of a version). v must not be past latest.
+func (t *Table) Pin(v int64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if v > t.latest {
+		return fmt.Errorf("version %d: the log ends at version %d", v, t.latest)
+	}
+	t.latest, t.known, t.pinned = v, v, true
+	return nil
 }
 
 // Hint says what became of _last_checkpoint when the table was opened.
@@ -283,7 +297,12 @@ func (t *Table) Refresh(ctx context.Context, beforeMove func(latest int64)) (cha
 
 // advance moves latest as Refresh says.
 func (t *Table) advance(ctx context.Context, beforeMove func(latest int64)) (moved bool, err error) {
-	before := t.Latest()
+	t.mu.Lock()
+	before, pinned := t.latest, t.pinned
+	t.mu.Unlock()
+	if pinned {
+		return false, nil
+	}
 	files, err := listFrom(ctx, t.st, afterKey(before))
 	if err != nil {
 		return false, fmt.Errorf("refresh %s: %w", t.root, err)

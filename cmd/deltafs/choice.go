@@ -48,26 +48,53 @@ func (c *versionChoice) check(fs *pflag.FlagSet, stderr io.Writer) error {
 	return nil
 }
 
+// chosen says whether --version or --at was given.
+func (c *versionChoice) chosen() bool { return c.version >= 0 || c.byInstant }
+
+// resolve returns the chosen version of t, latest when none is. The
+// version an instant resolves to is told on stderr, apart from the output
+// a script reads.
+func (c *versionChoice) resolve(ctx context.Context, t *versions.Table, stderr io.Writer) (int64, error) {
+	switch {
+	case c.byInstant:
+		v, ok, err := t.AsOf(ctx, c.atMillis)
+		if err != nil {
+			return 0, err
+		} else if !ok {
+			return 0, beforeFirst(ctx, t, "--at "+c.at)
+		}
+		fmt.Fprintf(stderr, "deltafs: --at %s is version %d\n", c.at, v)
+		return v, nil
+	case c.version >= 0:
+		return c.version, nil
+	}
+	return t.Latest(), nil
+}
+
 // snapshot opens the table at location and builds the chosen version.
-// The version an instant resolves to is told on stderr, apart from the
-// output a script reads.
 func (c *versionChoice) snapshot(ctx context.Context, location string, stderr io.Writer) (*replay.Snapshot, error) {
 	t, err := openTable(ctx, location)
 	if err != nil {
 		return nil, err
 	}
-	v := c.version
-	switch {
-	case c.byInstant:
-		var ok bool
-		if v, ok, err = t.AsOf(ctx, c.atMillis); err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, beforeFirst(ctx, t, "--at "+c.at)
-		}
-		fmt.Fprintf(stderr, "deltafs: --at %s is version %d\n", c.at, v)
-	case v < 0:
-		v = t.Latest()
+	v, err := c.resolve(ctx, t, stderr)
+	if err != nil {
+		return nil, err
 	}
-	return t.Snapshot(ctx, v)
+	snap, err := t.Snapshot(ctx, v)
+	if err != nil && !c.chosen() {
+		return nil, latestBroken(ctx, t, err)
+	}
+	return snap, err
+}
+
+// latestBroken adds to why latest cannot be rebuilt the newest version
+// that can, which --version reads.
+func latestBroken(ctx context.Context, t *versions.Table, err error) error {
+	vs, verr := t.Versions(ctx)
+	if verr != nil || len(vs) == 0 || vs[len(vs)-1] >= t.Latest() {
+		return err
+	}
+	n := vs[len(vs)-1]
+	return fmt.Errorf("%w (v%d is the newest version that can be rebuilt: --version %d reads it)", err, n, n)
 }

@@ -226,9 +226,12 @@ func brokenLatest(ctx context.Context, st *blobstore.Store, t *versions.Table, c
 	if err != nil {
 		return nil, err
 	}
+	advice := "readers refuse the table: restore the missing or damaged log file from a backup"
+	if vs, err := t.Versions(ctx); err == nil && len(vs) > 0 && vs[len(vs)-1] < r.LatestVersion {
+		advice += fmt.Sprintf("; meanwhile `deltafs mount --version %d` mounts the newest version that can be rebuilt", vs[len(vs)-1])
+	}
 	r.Findings = append(logFindings(commits, t.PassedOver()), finding{Check: "latest", Level: "error",
-		Message: fmt.Sprintf("v%d: %v", r.LatestVersion, cause),
-		Advice:  "readers refuse the table: restore the missing or damaged log file from a backup"})
+		Message: fmt.Sprintf("v%d: %v", r.LatestVersion, cause), Advice: advice})
 	return r, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -284,6 +285,9 @@ func TestDoctorBrokenLog(t *testing.T) {
 	}
 	if level(&r, "latest") != "error" || level(&r, "log gaps") != "warn" {
 		t.Errorf("findings %+v", r.Findings)
+	}
+	if i := slices.IndexFunc(r.Findings, func(f finding) bool { return f.Check == "latest" }); i < 0 || !strings.Contains(r.Findings[i].Advice, "deltafs mount --version 1") {
+		t.Errorf("the advice does not name the newest version that can be rebuilt: %+v", r.Findings)
 	}
 
 	dir, gen := write(t, 6)

@@ -37,6 +37,7 @@ type mountFlags struct {
 	layout      string
 	footers     bool
 	external    externalFlag
+	choice      *versionChoice // --version, --at: the mount is pinned there
 	nonempty    bool
 	debug       bool
 }
@@ -67,6 +68,7 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.footers, "check-footers", false, "read every file's footer at its first stat and serve the columns it lacks, as nulls, whatever its stats say "+
 		"(files without null counts, stats counting a column the file lacks): a request per file (deltafs doctor finds such files)")
 	f.external.register(fs)
+	f.choice = chooseVersion(fs, "to mount as latest, for good: v/ and changes/ go no further and new commits are not looked for (a table whose latest version cannot be rebuilt mounts as of an older one)")
 	fs.BoolVar(&f.nonempty, "nonempty", false, "mount over a directory that has files in it (they are hidden while mounted)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
 }
@@ -78,6 +80,9 @@ const minRefresh = 100 * time.Millisecond
 // check refuses flag values that parse but mean nothing.
 func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
 	f.noOpenSet = fs.Changed("no-open")
+	if err := f.choice.check(fs, stderr); err != nil {
+		return err
+	}
 	switch {
 	case f.layout != "logical" && f.layout != "physical":
 		return usageError(fs, stderr, "--layout %q: want logical or physical", f.layout)
@@ -276,10 +281,24 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if err != nil {
 		return err
 	}
+	v, err := mf.choice.resolve(ctx, t, stderr)
+	if err != nil {
+		return err
+	}
+	pinned := ""
+	if mf.choice.chosen() {
+		if err := t.Pin(v); err != nil {
+			return err
+		}
+		pinned = ", pinned (new commits are not shown)"
+	}
 	// Build the latest snapshot now: an unsupported feature or a broken log
 	// refuses the mount instead of surfacing later as EIO.
-	snap, err := t.Snapshot(ctx, t.Latest())
+	snap, err := t.Snapshot(ctx, v)
 	if err != nil {
+		if !mf.choice.chosen() {
+			err = latestBroken(ctx, t, err)
+		}
 		return err
 	}
 
@@ -312,8 +331,8 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "ready: %s mounted at %s: version %d, %d live files, in %v\n",
-		location, dir, snap.Version, len(snap.Files), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "ready: %s mounted at %s: version %d%s, %d live files, in %v\n",
+		location, dir, snap.Version, pinned, len(snap.Files), time.Since(start).Round(time.Millisecond))
 	done := make(chan struct{})
 	go func() {
 		srv.Wait()
