@@ -40,8 +40,7 @@ func (r *root) layoutOf(ctx context.Context, snap *replay.Snapshot, parts []*rep
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		r.logf("v%d: files are served as stored, whether or not they lack the columns no stats count (%s): %v",
-			snap.Version, layout.FewNames(v.Uncounted), err)
+		r.logf("v%d: files are served as stored, whether or not they lack %s: %v", snap.Version, v.Unsure(), err)
 	}
 	return v, nil
 }

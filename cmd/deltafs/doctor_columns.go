@@ -14,15 +14,15 @@ import (
 
 // doctorColumns is what doctor found of the columns of latest's files. A
 // mount serves a file lacking columns the table added with them, as
-// nulls, where its stats say so, or, for columns no stats count, where
-// the footers of the oldest files do; a file whose stats have no null
-// counts says nothing, and is served as stored, as is one whose stats
-// count a column it lacks. doctor reads the footers of some files served
-// as stored, most of them among those their stats do not vouch for, to
-// see whether they lack columns.
+// nulls, where its stats say so, or, for columns no stats count and files
+// whose stats have no null counts, where the footers of the oldest files
+// do; a file whose stats count a column it lacks is served as stored.
+// doctor reads the footers of some files served as stored, most of them
+// among those their stats do not vouch for, to see whether they lack
+// columns.
 type doctorColumns struct {
 	Filled        int      `json:"filled"`        // files lacking columns, served with them
-	WithoutCounts int      `json:"withoutCounts"` // files whose stats have no null counts, served as stored
+	WithoutCounts int      `json:"withoutCounts"` // files whose stats have no null counts, judged by footers
 	Uncounted     []string `json:"uncounted"`     // columns no file's stats count (past those the table collects stats for)
 	Checked       int      `json:"checked"`       // files served as stored whose footers were read (a sample)
 	Lacking       int      `json:"lacking"`       // of those, files lacking columns: served without them
@@ -77,12 +77,13 @@ func checkColumns(ctx context.Context, st serve.StoreStorage, snap *replay.Snaps
 	var unknown, vouched []*replay.File
 	for i := range snap.Files {
 		f := &snap.Files[i]
-		switch {
-		case filled[f] || !st.Serves(f.Path) || f.Size < 0:
-		case details.NullCounted[i] == nil:
+		served := st.Serves(f.Path) && f.Size >= 0
+		if served && details.NullCounted[i] == nil {
 			r.WithoutCounts++
-			unknown = append(unknown, f)
-		case len(lay.Uncounted) > 0:
+		}
+		switch {
+		case filled[f] || !served:
+		case details.NullCounted[i] == nil || len(lay.Uncounted) > 0:
 			unknown = append(unknown, f)
 		default:
 			vouched = append(vouched, f)

@@ -194,13 +194,13 @@ func columnsFinding(c *doctorColumns, latest int64) finding {
 	filled := fmt.Sprintf("%d files lack columns the table added and are served with them, as nulls", c.Filled)
 	var unknown []string // why stats do not tell of some files
 	if c.WithoutCounts > 0 {
-		unknown = append(unknown, fmt.Sprintf("%d have no null counts in their stats", c.WithoutCounts))
+		unknown = append(unknown, fmt.Sprintf("%d files have no null counts in their stats", c.WithoutCounts))
 	}
 	if len(c.Uncounted) > 0 {
-		unknown = append(unknown, fmt.Sprintf("no stats count %d columns (%s): the files were judged by the oldest files' footers", len(c.Uncounted), layout.FewNames(c.Uncounted)))
+		unknown = append(unknown, fmt.Sprintf("no stats count %d columns (%s)", len(c.Uncounted), layout.FewNames(c.Uncounted)))
 	}
 	if len(unknown) > 0 {
-		filled += "; " + strings.Join(unknown, ", and ")
+		filled += "; " + strings.Join(unknown, ", and ") + ": the files were judged by the oldest files' footers"
 	}
 	if c.Lacking > 0 {
 		return finding{Check: "columns", Level: "warn",

@@ -124,15 +124,15 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var served *servedSizes
-	if len(lay.Uncounted) > 0 {
-		// The files lacking columns no stats count: their footers tell,
-		// as a mount's (layout.Version.FindUncounted).
+	if lay.StatsUnsure() {
+		// The files lacking columns their stats do not count: their
+		// footers tell, as a mount's (layout.Version.FindUncounted).
 		if served, err = newServedSizes(ctx, fs.Arg(0), elsewhere.Elsewhere); err != nil {
 			return err
 		}
 		defer served.Close()
 		if err := lay.FindUncounted(func(f *replay.File) (bool, error) { return served.files.Lacks(ctx, f, lay.Fill) }); err != nil {
-			fmt.Fprintf(stderr, "deltafs ls: note: files are served as stored, whether or not they lack the columns no stats count: %v\n", err)
+			fmt.Fprintf(stderr, "deltafs ls: note: files are served as stored, whether or not they lack %s: %v\n", lay.Unsure(), err)
 		}
 	}
 	var resized []serve.Sized // the files served at another size than the stored one, in order

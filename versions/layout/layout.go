@@ -40,6 +40,9 @@ type Version struct {
 	// Uncounted are the columns, by stored name, that no file's stats
 	// say it has or lacks (FindUncounted).
 	Uncounted []string
+	// Unjudged counts the files whose stats have no null counts, which
+	// say nothing of their columns (FindUncounted).
+	Unjudged int
 	// Hidden are the files not served, and why: paths outside the table
 	// root, names no file system can hold.
 	Hidden []Hidden
@@ -126,6 +129,9 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.Colu
 		if tooLong(name) {
 			v.Hidden = append(v.Hidden, Hidden{f.Path, fmt.Sprintf("a name in %q is longer than %d bytes", name, nameMax)})
 			continue
+		}
+		if v.Fill != nil && len(counted) == len(snap.Files) && counted[i] == nil {
+			v.Unjudged++
 		}
 		v.Entries = append(v.Entries, Entry{Name: name, File: f, Fill: lacks(i)})
 	}

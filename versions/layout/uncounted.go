@@ -12,7 +12,9 @@ import (
 
 // A column past those a table collects stats for (the first 32 leaves by
 // default) is counted by no file's stats, so a file written before it was
-// added lacks it with nothing in the log to say so; its footer does. A
+// added lacks it with nothing in the log to say so; its footer does. The
+// same goes for every column of a file whose stats have no null counts
+// (no stats at all, as CONVERT TO DELTA leaves a table's old files). A
 // column, once added, is written by every file from then on: the files
 // lacking one are the oldest. FindUncounted reads the footer of the
 // oldest file and, where it lacks columns, searches the files by age for
@@ -25,13 +27,14 @@ import (
 const searchWidth = 8
 
 // FindUncounted serves through Fill the entries lacking columns that
-// their stats cannot tell of (Uncounted). lacks reads a file's footer: it
+// their stats cannot tell of (Uncounted, or any column of the Unjudged
+// files). lacks reads a file's footer: it
 // says whether the file lacks a column Fill fills, and is called from
 // several goroutines at once. Where a footer cannot be read (a copy of
 // the log without its data files) it returns that error and serves every
 // entry as before: the search would stand on a guess.
 func (v *Version) FindUncounted(lacks func(*replay.File) (bool, error)) error {
-	if len(v.Uncounted) == 0 || v.Fill == nil {
+	if !v.StatsUnsure() {
 		return nil
 	}
 	// The files by age, then by name (Entries are sorted by name): their
@@ -114,6 +117,24 @@ func firstComplete(n int, lacking func(i int) bool) int {
 		}
 	}
 	return lo
+}
+
+// StatsUnsure says whether the files' stats leave some file's columns
+// unknown (FindUncounted reads footers).
+func (v *Version) StatsUnsure() bool {
+	return v.Fill != nil && (len(v.Uncounted) > 0 || v.Unjudged > 0)
+}
+
+// Unsure says, for a message, what the stats leave unknown.
+func (v *Version) Unsure() string {
+	var what []string
+	if len(v.Uncounted) > 0 {
+		what = append(what, "the columns no stats count ("+FewNames(v.Uncounted)+")")
+	}
+	if v.Unjudged > 0 {
+		what = append(what, fmt.Sprintf("the columns of %d files without null counts", v.Unjudged))
+	}
+	return strings.Join(what, " and ")
 }
 
 // FewNames names columns for a message: the first five, and how many

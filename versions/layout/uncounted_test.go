@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,6 +132,55 @@ func TestFindUncounted(t *testing.T) {
 	v, err = Of(snap, nil, counted, Options{CheckFooters: true})
 	if err != nil || slices.ContainsFunc(v.Entries, func(e Entry) bool { return !e.Fill }) {
 		t.Errorf("checking footers: %+v, %v", v.Entries, err)
+	}
+}
+
+// TestFindUnjudged: files whose stats have no null counts (a converted
+// table's old files) say nothing of any column: where the oldest of them
+// lacks one, the search serves the older ones filled, as for columns no
+// stats count. Files whose stats count every column are complete; a
+// table whose files all count every column reads no footer.
+func TestFindUnjudged(t *testing.T) {
+	snap := snapshotOf(schemaOf("id:long", "late:string"))
+	full := action.NullCounted([]byte(`{"nullCount":{"id":0,"late":0}}`))
+	var counted []*action.ColumnSet
+	for i := range 20 {
+		snap.Files = append(snap.Files, replay.File{Path: fmt.Sprintf("part-%02d.parquet", i), Size: 100, ModTime: int64(1000 + i)})
+		set := full
+		if i < 12 {
+			set = nil // no null counts
+		}
+		counted = append(counted, set)
+	}
+	v, err := Of(snap, nil, counted, Options{})
+	if err != nil || v.Uncounted != nil || v.Unjudged != 12 || !v.StatsUnsure() {
+		t.Fatalf("uncounted %v, unjudged %d, %v", v.Uncounted, v.Unjudged, err)
+	}
+	var read []int
+	var mu sync.Mutex
+	err = v.FindUncounted(func(f *replay.File) (bool, error) {
+		age := int(f.ModTime - 1000)
+		mu.Lock()
+		read = append(read, age)
+		mu.Unlock()
+		return age < 5, nil
+	})
+	var filled []int
+	for _, e := range v.Entries {
+		if e.Fill {
+			filled = append(filled, int(e.File.ModTime-1000))
+		}
+	}
+	if err != nil || fmt.Sprint(filled) != "[0 1 2 3 4]" || len(read) > 1+2*searchWidth {
+		t.Errorf("filled %v (want the 5 oldest), footers read %v, %v", filled, read, err)
+	}
+	if !strings.Contains(v.Unsure(), "the columns of 12 files without null counts") {
+		t.Errorf("Unsure: %q", v.Unsure())
+	}
+
+	v, err = Of(snap, nil, slices.Repeat([]*action.ColumnSet{full}, 20), Options{})
+	if err != nil || v.StatsUnsure() {
+		t.Fatalf("every file counted: unsure %v (%q), %v", v.StatsUnsure(), v.Unsure(), err)
 	}
 }
 
