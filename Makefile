@@ -44,7 +44,7 @@ timed = start=$$(date +%s); $(2); rc=$$?; \
 alive = ( while sleep 50; do echo "... still running ($$(date +%T))"; done ) & ticker=$$!; \
 	$(1); rc=$$?; kill $$ticker 2>/dev/null; wait $$ticker 2>/dev/null; (exit $$rc)
 
-.PHONY: build test gotest fuzz stress pytest venv fuse demo demo-venv bench fmt vet clean distclean
+.PHONY: build test gotest fuzz stress pytest venv fuse jre demo demo-venv bench fmt vet clean distclean
 
 ## build: the CLI binary. Needs cmd/deltafs. The commit it is built from goes
 ## into `deltafs version` (Go records none with -buildvcs=false).
@@ -57,7 +57,7 @@ build:
 ## servers, binary: each its own step with a progress line), then
 ## vet, race-enabled unit tests, short fuzz runs and the Python end-to-end tests.
 ## Sequential on purpose: the machine has 2 cores and the phases compete for them.
-test: fuse venv servers build
+test: fuse jre venv servers build
 	@$(call timed,go vet,$(GO) vet ./...)
 	@$(call timed,go test -race,$(MAKE) --no-print-directory gotest)
 	@$(call timed,fuzz,$(MAKE) --no-print-directory fuzz)
@@ -163,6 +163,22 @@ fuse:
 	fi; \
 	echo "fuse: $$(command -v fusermount3) ($$(fusermount3 -V 2>&1))"; \
 	[ -e /dev/fuse ] || echo "fuse: WARNING /dev/fuse is missing: mount tests will be skipped" >&2
+
+## jre: make sure a Java runtime exists, for Spark in the Python tests (pyspark
+## runs its reader in a JVM: Java 17 or later).
+jre:
+	@if command -v java >/dev/null 2>&1 || [ -n "$$JAVA_HOME" ]; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  echo "jre: installing default-jre-headless"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q --no-install-recommends default-jre-headless >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends default-jre-headless >/dev/null; } || exit 1; \
+	else \
+	  echo "jre: java is missing. Install it as root: apt-get install -y default-jre-headless" >&2; \
+	  exit 1; \
+	fi; \
+	echo "jre: $$(java -version 2>&1 | sed -n 1p)"
 
 ## demo: build, make the small Python environment the demo's hints use
 ## (pyarrow and DuckDB, at the tests' versions; the tests' .venv when it

@@ -27,6 +27,12 @@ from pathlib import Path
 
 import pytest
 
+
+def pytest_configure(config):
+    # pyspark warns at import that it is not yet tested with pandas 3; its
+    # Parquet reader, all the tests use of it, does not go through pandas.
+    config.addinivalue_line("filterwarnings", "ignore:PySpark does not yet fully support pandas:FutureWarning")
+
 REPO = Path(__file__).resolve().parents[2]
 READY_TIMEOUT = 30.0  # seconds to wait for the "ready" line
 STOP_TIMEOUT = 15.0   # seconds to wait for exit after SIGTERM
@@ -228,3 +234,25 @@ def mount(deltafs_bin: Path, tmp_path_factory: pytest.TempPathFactory):
             problems.append(f"{p}\n{m.describe()}")
     if problems:
         pytest.fail("mount teardown:\n" + "\n\n".join(problems), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A local Spark session (one JVM for the whole run): Spark's own Parquet reader,
+    as a user points it at a mounted version (no Delta jars). Session time zone UTC,
+    and partition values read as strings, as the other readers are compared."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        _skip_loudly("pyspark is not installed in the venv: run `make venv`")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        _skip_loudly("no Java for Spark: install a JDK (17 or later)")
+    session = (SparkSession.builder.master("local[1]")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "1")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

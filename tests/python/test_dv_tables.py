@@ -3,7 +3,7 @@ rows a Delta reader sees.
 
 For every table of the shared test data with deletion vectors (inventory.jsonl:
 non-empty dv_types) and every version of its oracle (per_version "vN:<files>f/<rows>r"),
-pyarrow and DuckDB, reading v/N of a `deltafs mount` as plain Parquet, count the
+pyarrow, DuckDB and Spark, reading v/N of a `deltafs mount` as plain Parquet, count the
 oracle's rows. Where the table has an expected/ folder (delta-kernel-rs golden data),
 the rows of the latest version are compared with it, value for value, after mapping
 physical column names to logical ones and adding partition values from the paths.
@@ -60,7 +60,7 @@ def _data_files(version_dir: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize("table", _table_ids())
-def test_dv_table_row_counts(mount, testdata, table):
+def test_dv_table_row_counts(mount, testdata, table, spark):
     import duckdb
     import pyarrow.parquet as pq
 
@@ -90,6 +90,11 @@ def test_dv_table_row_counts(mount, testdata, table):
         else:
             n = full = 0
         assert n == rows and full == rows, f"v{version}: DuckDB counts {n}/{full} rows, oracle {rows}"
+        # Spark: its count (from the footers) and its rows read.
+        if files:
+            df = spark.read.parquet(*map(str, files))
+            n, full = df.count(), df.toArrow().num_rows
+        assert n == rows and full == rows, f"v{version}: Spark counts {n}/{full} rows, oracle {rows}"
         checked += 1
     assert checked > 0
 

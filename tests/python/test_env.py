@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-READERS = ["pyarrow", "pyarrow.parquet", "duckdb", "pandas", "polars", "deltalake"]
+READERS = ["pyarrow", "pyarrow.parquet", "duckdb", "pandas", "polars", "deltalake", "pyspark"]
 
 
 @pytest.mark.parametrize("module", READERS)

@@ -7,7 +7,10 @@ expected/ folder (the latest version's rows), `deltafs mount` the table and read
     columns read as strings;
   - DuckDB: read_parquet('v/<N>/**/*.parquet', hive_partitioning=true,
     hive_types_autocast=false, union_by_name=true);
-  - Polars, on column-mapped tables: scan_parquet('v/<N>/**/*.parquet', hive_partitioning=True).
+  - Polars, on column-mapped tables: scan_parquet('v/<N>/**/*.parquet', hive_partitioning=True);
+  - Spark: spark.read.parquet('v/<N>') with its defaults (the schema of one file, no
+    mergeSchema: every file of a version is served with the version's columns),
+    partition values as strings.
 The rows are compared with expected exactly, as sorted multisets: every non-partition
 column (the reader's values cast to the expected type), plus the partition columns
 whose expected type prints as its directory value (strings, integers, booleans, dates,
@@ -164,7 +167,7 @@ PARAMS = [
     pytest.param(case, reader, id=f"{case.label}@v{case.version}-{reader}-{_describe(case)}")
     for case in CASES
     # Polars too where the mount renames columns (the logical view).
-    for reader in ("pyarrow", "duckdb") + (("polars",) if case.column_mapping in ("name", "id") else ())
+    for reader in ("pyarrow", "duckdb", "spark") + (("polars",) if case.column_mapping in ("name", "id") else ())
 ] or [pytest.param(None, None, id="no-testdata")]
 
 
@@ -212,6 +215,10 @@ def _read_polars(vdir: Path):
 
     return pl.scan_parquet(f"{vdir}/**/*.parquet", hive_partitioning=True, missing_columns="insert",
                            extra_columns="ignore").collect().to_arrow()
+
+
+def _read_spark(spark, vdir: Path):
+    return spark.read.parquet(str(vdir)).toArrow()
 
 
 # --- comparing ------------------------------------------------------------------------
@@ -271,7 +278,7 @@ def _compare(expected, actual, data, cmp_parts, where: str):
 
 
 @pytest.mark.parametrize("case,reader", PARAMS)
-def test_mounted_version_reads_expected_rows(case: Case | None, reader: str | None, mount, testdata):
+def test_mounted_version_reads_expected_rows(case: Case | None, reader: str | None, mount, testdata, request):
     if case is None:
         pytest.skip("no test data: nothing to compare")
     if case.skip:
@@ -292,6 +299,8 @@ def test_mounted_version_reads_expected_rows(case: Case | None, reader: str | No
         actual = _read_pyarrow(vdir, case.partition_columns)
     elif reader == "polars":
         actual = _read_polars(vdir)
+    elif reader == "spark":
+        actual = _read_spark(request.getfixturevalue("spark"), vdir)
     else:
         actual = _read_duckdb(vdir)
     _compare(expected, actual, data, cmp_parts, where)
