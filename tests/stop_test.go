@@ -38,6 +38,12 @@ func TestCommandsStopOnSignalWhileStorageHangs(t *testing.T) {
 		{"mount", []string{"mount", location, t.TempDir()}, syscall.SIGINT},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// The requests of the command before end with it: counted
+			// still, they would send this signal before this command
+			// asks anything (and before it handles signals).
+			if !waitFor(time.Minute, func() bool { return proxy.Pending() == 0 }) {
+				t.Fatalf("%d requests of the command before still pending", proxy.Pending())
+			}
 			cmd := exec.Command(bin, c.args...)
 			cmd.Env = append(os.Environ(), srv.Env...)
 			stderr := &lockedBuffer{}
