@@ -151,3 +151,70 @@ func TestUncountedColumnsInChanges(t *testing.T) {
 		}
 	}
 }
+
+// Rows of a table whose list of structs gained a field.
+type (
+	itemBefore struct {
+		A *int64 `parquet:"a,optional"`
+	}
+	itemAfter struct {
+		A *int64  `parquet:"a,optional"`
+		B *string `parquet:"b,optional"`
+	}
+	itemsBefore struct {
+		ID    int64         `parquet:"id"`
+		Items []*itemBefore `parquet:"items,optional,list"`
+	}
+	itemsAfter struct {
+		ID    int64        `parquet:"id"`
+		Items []*itemAfter `parquet:"items,optional,list"`
+	}
+)
+
+// TestFieldsInsideListsThroughMount: a field added to the structs inside
+// an array column is counted by no stats (writers count the array's
+// nulls as a whole): the footer search finds the files written before
+// it, and they are served with it, null in each element, so that pyarrow
+// and DuckDB, which take the folder's schema from the first file they
+// meet (an old one), read the field.
+func TestFieldsInsideListsThroughMount(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	schema := func(fields string) string {
+		return `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},` +
+			`{"name":"items","type":{"type":"array","elementType":{"type":"struct","fields":[` + fields + `]},"containsNull":true},"nullable":true,"metadata":{}}]}`
+	}
+	fieldA := `{"name":"a","type":"long","nullable":true,"metadata":{}}`
+	const stats = `{"numRecords":1,"nullCount":{"id":0,"items":0}}`
+	olds := []action.Action{deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schema(fieldA), nil, nil)}
+	for i := range 3 {
+		a := int64(i)
+		add := writeRows(t, dir, fmt.Sprintf("a-old-%d.parquet", i), []itemsBefore{{ID: a, Items: []*itemBefore{{A: &a}, nil}}}, stats)
+		add.Add.ModificationTime += int64(i)
+		olds = append(olds, add)
+	}
+	news := []action.Action{deltagen.Metadata(schema(fieldA+`,{"name":"b","type":"string","nullable":true,"metadata":{}}`), nil, nil)}
+	for i := range 3 {
+		a, b := int64(10+i), fmt.Sprint("b", i)
+		add := writeRows(t, dir, fmt.Sprintf("z-new-%d.parquet", i), []itemsAfter{{ID: a, Items: []*itemAfter{{A: &a, B: &b}}}}, stats)
+		add.Add.ModificationTime += int64(100 + i)
+		news = append(news, add)
+	}
+	mustCommit(t, gen, olds...)
+	mustCommit(t, gen, news...)
+
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	py := pythonOrSkip(t)
+	script := `import sys, duckdb, pyarrow.dataset as ds
+t = ds.dataset(sys.argv[1], format="parquet").to_table().sort_by("id")
+print(t.schema.field("items").type, t.column("items").to_pylist())
+print(duckdb.sql(f"select count(*), count(b) from (select unnest(items, recursive := true) from read_parquet('{sys.argv[1]}/*.parquet'))").fetchall())
+`
+	out, err := exec.Command(py, "-c", script, filepath.Join(m.dir, "v", "1")).CombinedOutput()
+	want := "list<element: struct<a: int64, b: string>> [[{'a': 0, 'b': None}, None], [{'a': 1, 'b': None}, None], [{'a': 2, 'b': None}, None], " +
+		"[{'a': 10, 'b': 'b0'}], [{'a': 11, 'b': 'b1'}], [{'a': 12, 'b': 'b2'}]]\n[(9, 3)]\n"
+	if err != nil || string(out) != want {
+		t.Errorf("pyarrow and DuckDB read:\n%s(%v)\nwant:\n%s", out, err, want)
+	}
+}

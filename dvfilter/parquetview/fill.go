@@ -20,7 +20,8 @@ import (
 // serves such a file with the column, all nulls: per row group one small
 // data page of definition (and repetition) levels and no values. A
 // top-level column's levels are all zero; a field missing inside a stored
-// struct takes its levels from the struct (nested.go).
+// struct takes its levels from the struct, and inside a list or a map its
+// repetition too (nested.go).
 
 // missingColumns returns the top-level columns of rn a file whose root
 // group's children matched (by index in rn.Columns) lacks, when rn fills
@@ -80,8 +81,8 @@ func fillColumns(b *viewBuilder, md *format.FileMetaData, fl fills, byID bool, l
 	}
 	for i := range md.RowGroups {
 		rg := &md.RowGroups[i]
-		add := func(l nullLeaf, defs []byte) (format.ColumnChunk, error) {
-			page, err := nullPage(rg.NumRows, l.maxRep, l.maxDef, defs)
+		add := func(l nullLeaf, lv levels) (format.ColumnChunk, error) {
+			page, values, err := nullPage(rg.NumRows, l.maxRep, l.maxDef, lv)
 			if err != nil {
 				return format.ColumnChunk{}, fmt.Errorf("row group %d: %w", i, err)
 			}
@@ -90,9 +91,9 @@ func fillColumns(b *viewBuilder, md *format.FileMetaData, fl fills, byID bool, l
 				FileOffset: b.pos,
 				MetaData: format.ColumnMetaData{
 					Type: l.typ, Encoding: []format.Encoding{format.Plain, format.RLE}, PathInSchema: l.path,
-					Codec: format.Uncompressed, NumValues: rg.NumRows, TotalUncompressedSize: n,
+					Codec: format.Uncompressed, NumValues: values, TotalUncompressedSize: n,
 					TotalCompressedSize: n, DataPageOffset: b.pos,
-					Statistics: format.Statistics{NullCount: rg.NumRows},
+					Statistics: format.Statistics{NullCount: values},
 				},
 			}
 			b.add(segment{n: n, data: page})
@@ -102,14 +103,14 @@ func fillColumns(b *viewBuilder, md *format.FileMetaData, fl fills, byID bool, l
 			}
 			return cc, nil
 		}
-		taken := map[int][]byte{} // this row group's levels, by sibling
+		taken := map[int]levels{} // this row group's levels, by sibling
 		for _, nf := range fl.nested {
-			defs, err := nestedLevels(ls, &nf, rg.NumRows, taken)
+			lv, err := nestedLevels(ls, &nf, rg.NumRows, taken)
 			if err != nil {
 				return fmt.Errorf("row group %d: %w", i, err)
 			}
 			for k, l := range nf.leaves {
-				cc, err := add(l, defs)
+				cc, err := add(l, lv)
 				if err != nil {
 					return err
 				}
@@ -117,7 +118,7 @@ func fillColumns(b *viewBuilder, md *format.FileMetaData, fl fills, byID bool, l
 			}
 		}
 		for _, l := range leaves {
-			cc, err := add(l, nil)
+			cc, err := add(l, levels{})
 			if err != nil {
 				return err
 			}
@@ -127,28 +128,32 @@ func fillColumns(b *viewBuilder, md *format.FileMetaData, fl fills, byID bool, l
 	return nil
 }
 
-// nestedLevels returns the definition levels of nf's leaves in a row
-// group of rows rows: nil (all zero) where its struct is never null, else
-// its sibling's cut to the struct's level, read once per row group
-// (taken).
-func nestedLevels(ls *levelSource, nf *nestedFill, rows int64, taken map[int][]byte) ([]byte, error) {
-	if nf.structDef == 0 {
-		return nil, nil
+// levels are a filled leaf's levels in a row group: repetition and
+// definition levels, one a value; nil for all zero, one a row.
+type levels struct{ reps, defs []byte }
+
+// nestedLevels returns the levels of nf's leaves in a row group of rows
+// rows: all zero where its struct is never null and not repeated, else
+// its sibling's, the definition levels cut to the struct's, read once
+// per row group (taken).
+func nestedLevels(ls *levelSource, nf *nestedFill, rows int64, taken map[int]levels) (levels, error) {
+	if nf.structDef == 0 && nf.structRep == 0 {
+		return levels{}, nil
 	}
 	j := ls.sibling(nf)
 	sib, ok := taken[j]
 	if !ok {
 		var err error
-		if sib, err = ls.reader(j).take(rows); err != nil {
-			return nil, err
+		if sib.reps, sib.defs, err = ls.reader(j).take(rows); err != nil {
+			return levels{}, err
 		}
 		taken[j] = sib
 	}
-	defs := make([]byte, len(sib))
-	for k, d := range sib {
+	defs := make([]byte, len(sib.defs))
+	for k, d := range sib.defs {
 		defs[k] = min(d, byte(nf.structDef))
 	}
-	return defs, nil
+	return levels{sib.reps, defs}, nil
 }
 
 // nullLeaf is a leaf of a filled column: its type, path and levels.
@@ -263,41 +268,56 @@ func leafElement(el *format.SchemaElement, t LeafType) {
 	}
 }
 
-// nullPage encodes a data page (v1, uncompressed) of rows null values:
-// repetition levels (where maxRep > 0) all zero, as one RLE run;
-// definition levels defs (one a row), or all zero for nil; no values.
-func nullPage(rows int64, maxRep, maxDef int, defs []byte) ([]byte, error) {
-	if rows < 0 || rows > math.MaxInt32 || defs != nil && int64(len(defs)) != rows {
-		return nil, fmt.Errorf("%d rows in a row group, %d levels: %w", rows, len(defs), ErrParquet)
+// nullPage encodes a data page (v1, uncompressed) of null values, one a
+// row or, inside a list or a map, one per level of lv: repetition levels
+// (where maxRep > 0) lv.reps, or all zero for nil, as one RLE run;
+// definition levels lv.defs, or all zero for nil; no values. It returns
+// the page and its number of values.
+func nullPage(rows int64, maxRep, maxDef int, lv levels) ([]byte, int64, error) {
+	values := rows
+	if lv.defs != nil {
+		values = int64(len(lv.defs))
+	}
+	if rows < 0 || values > math.MaxInt32 || lv.defs == nil && lv.reps != nil || lv.reps == nil && values != rows ||
+		lv.reps != nil && len(lv.reps) != len(lv.defs) || maxRep == 0 && lv.reps != nil {
+		return nil, 0, fmt.Errorf("%d rows in a row group, %d and %d levels: %w", rows, len(lv.reps), len(lv.defs), ErrParquet)
 	}
 	var body []byte
-	if maxRep > 0 {
-		body = appendZeroLevels(body, rows, bits.Len(uint(maxRep)))
-	}
-	switch {
-	case maxDef == 0:
-	case defs == nil:
-		body = appendZeroLevels(body, rows, bits.Len(uint(maxDef)))
-	default:
-		enc := rle.Encoding{BitWidth: bits.Len(uint(maxDef))}
-		levels, err := enc.EncodeLevels(nil, defs)
-		if err != nil {
-			return nil, fmt.Errorf("encode levels: %w", err)
+	encode := func(max int, lvs []byte) error {
+		if lvs == nil {
+			body = appendZeroLevels(body, values, bits.Len(uint(max)))
+			return nil
 		}
-		body = binary.LittleEndian.AppendUint32(body, uint32(len(levels)))
-		body = append(body, levels...)
+		enc := rle.Encoding{BitWidth: bits.Len(uint(max))}
+		b, err := enc.EncodeLevels(nil, lvs)
+		if err != nil {
+			return fmt.Errorf("encode levels: %w", err)
+		}
+		body = binary.LittleEndian.AppendUint32(body, uint32(len(b)))
+		body = append(body, b...)
+		return nil
+	}
+	if maxRep > 0 {
+		if err := encode(maxRep, lv.reps); err != nil {
+			return nil, 0, err
+		}
+	}
+	if maxDef > 0 {
+		if err := encode(maxDef, lv.defs); err != nil {
+			return nil, 0, err
+		}
 	}
 	h := format.PageHeader{Type: format.DataPage, UncompressedPageSize: int32(len(body)), CompressedPageSize: int32(len(body))}
 	h.DataPageHeader.Set(format.DataPageHeader{
-		NumValues: int32(rows), Encoding: format.Plain,
+		NumValues: int32(values), Encoding: format.Plain,
 		DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE,
-		Statistics: format.Statistics{NullCount: rows},
+		Statistics: format.Statistics{NullCount: values},
 	})
 	hb, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
 	if err != nil {
-		return nil, fmt.Errorf("encode page header: %w", err)
+		return nil, 0, fmt.Errorf("encode page header: %w", err)
 	}
-	return append(hb, body...), nil
+	return append(hb, body...), values, nil
 }
 
 // appendZeroLevels appends n zero levels of bitWidth bits as a v1 page

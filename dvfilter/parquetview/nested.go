@@ -1,6 +1,7 @@
 package parquetview
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,10 +17,10 @@ import (
 // the struct itself is null the field's definition level says so, and
 // elsewhere it says the field alone is null. So the levels of a filled
 // field are those of a stored field of the same struct (a sibling), cut
-// to the struct's own level: read from the file, row by row. Only structs
-// outside lists and maps are filled: inside one, the levels would need
-// the repetition too, and no stats tell the files that lack such a field
-// (writers count the nulls of a list or a map as a whole).
+// to the struct's own level: read from the file, row by row. Inside a
+// list or a map the sibling's repetition levels come too: the field has
+// one value where the sibling has one (a sibling with no repetition of
+// its own below the struct).
 
 // nestedFill is a field missing inside a stored struct, served as nulls.
 type nestedFill struct {
@@ -31,7 +32,9 @@ type nestedFill struct {
 	// structDef is the struct's maximum definition level: a row whose
 	// sibling's level reaches it holds the struct, and the field is null
 	// in it; a lower level is the sibling's, where an ancestor is null.
-	structDef int
+	// structRep is its maximum repetition level: above 0 inside a list
+	// or a map, whose repetition the field takes from the sibling.
+	structDef, structRep int
 	// siblings are the source leaves under the struct without repetition
 	// below it, whose levels give the field's.
 	siblings []int
@@ -42,22 +45,23 @@ type nestedFill struct {
 // not store (stored are those it does) as nulls, after the stored ones.
 // It returns how many it added.
 func (w *renameWalk) fillFields(col *Column, stored []*Column, path []string, def, rep, firstLeaf int) int32 {
-	if !w.fill || col == nil || col.Kind != StructColumn || rep != 0 {
+	if !w.fill || col == nil || col.Kind != StructColumn {
 		return 0
 	}
 	var siblings []int
 	for j := firstLeaf; j < len(w.keep); j++ {
-		if w.reps[j] == 0 {
+		if w.reps[j] == rep {
 			siblings = append(siblings, j)
 		}
 	}
 	added := int32(0)
 	for i := range col.Children {
 		f := &col.Children[i]
-		if slices.Contains(stored, f) || !f.Fillable() || (def > 0 && len(siblings) == 0) {
+		if slices.Contains(stored, f) || !f.Fillable() || ((def > 0 || rep > 0) && len(siblings) == 0) {
 			continue
 		}
-		nf := nestedFill{path: append(slices.Clip(path), f.Name), at: w.servedLeaves, afterSource: len(w.keep), structDef: def, siblings: siblings}
+		nf := nestedFill{path: append(slices.Clip(path), f.Name), at: w.servedLeaves, afterSource: len(w.keep),
+			structDef: def, structRep: rep, siblings: siblings}
 		w.out = appendNullSchema(w.out, f, f.Name, format.Optional, w.byID, path, rep, def, &nf.leaves)
 		w.servedLeaves += len(nf.leaves)
 		w.nested = append(w.nested, nf)
@@ -72,49 +76,78 @@ type fills struct {
 	nested []nestedFill // inside stored structs, by served index
 }
 
-// keptLevels reads the definition levels of a source leaf, row by row,
-// for the rows a view keeps, in order.
+// keptLevels reads the levels of a source leaf for the rows a view
+// keeps, in order: one definition level a row, or, for a leaf repeated
+// (in a list or a map), its repetition and definition levels, a row
+// starting at each repetition level 0.
 type keptLevels struct {
-	ls     *levelSource
-	leaf   int
-	rg     int    // next source row group to read
-	first  int64  // its first row
-	levels []byte // read and not yet taken
+	ls   *levelSource
+	leaf int
+	rg   int // next source row group to read
+	// first is that row group's first row; rows counts the rows in
+	// reps and defs, read and not yet taken.
+	first, rows int64
+	reps, defs  []byte
 }
 
-// take returns the levels of the next n kept rows.
-func (k *keptLevels) take(n int64) ([]byte, error) {
+// take returns the levels of the next n kept rows (reps nil for a leaf
+// without repetition).
+func (k *keptLevels) take(n int64) (reps, defs []byte, err error) {
 	groups := k.ls.md.RowGroups
-	for int64(len(k.levels)) < n {
+	for k.rows < n {
 		if k.rg >= len(groups) {
-			return nil, fmt.Errorf("%d rows of levels wanted, the file has fewer: %w", n, ErrParquet)
+			return nil, nil, fmt.Errorf("%d rows of levels wanted, the file has fewer: %w", n, ErrParquet)
 		}
 		rows := groups[k.rg].NumRows
-		levels, err := k.ls.chunkLevels(k.rg, k.leaf)
+		reps, defs, err := k.ls.chunkLevels(k.rg, k.leaf)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		first := k.first
-		k.ls.vec.ForEachInRange(uint64(first), uint64(first+rows), func(row uint64) bool {
-			levels[row-uint64(first)] = deletedRow
+		var deleted []uint64
+		k.ls.vec.ForEachInRange(uint64(k.first), uint64(k.first+rows), func(row uint64) bool {
+			deleted = append(deleted, row)
 			return true
 		})
-		for _, l := range levels {
-			if l != deletedRow {
-				k.levels = append(k.levels, l)
+		row, skip := k.first-1, false
+		for e, d := range defs {
+			if reps == nil || reps[e] == 0 {
+				row++
+				for len(deleted) > 0 && deleted[0] < uint64(row) {
+					deleted = deleted[1:]
+				}
+				if skip = len(deleted) > 0 && deleted[0] == uint64(row); !skip {
+					k.rows++
+				}
+			}
+			if !skip {
+				if reps != nil {
+					k.reps = append(k.reps, reps[e])
+				}
+				k.defs = append(k.defs, d)
 			}
 		}
 		k.rg++
 		k.first += rows
 	}
-	out := k.levels[:n:n]
-	k.levels = k.levels[n:]
-	return out, nil
+	cut := len(k.defs) // where row n starts
+	if k.reps == nil {
+		cut = int(n)
+	} else if k.rows > n {
+		starts := int64(0)
+		cut = slices.IndexFunc(k.reps, func(r byte) bool {
+			if r == 0 {
+				starts++
+			}
+			return starts > n
+		})
+	}
+	if k.reps != nil {
+		reps, k.reps = k.reps[:cut:cut], k.reps[cut:]
+	}
+	defs, k.defs = k.defs[:cut:cut], k.defs[cut:]
+	k.rows -= n
+	return reps, defs, nil
 }
-
-// deletedRow marks a deleted row's level: levels are below 255 (a schema
-// walked is at most 2*maxSchemaDepth deep).
-const deletedRow = 255
 
 // levelSource reads the sibling levels a view's nested fills take.
 type levelSource struct {
@@ -163,32 +196,36 @@ func (ls *levelSource) reader(j int) *keptLevels {
 	return r
 }
 
-// chunkLevels returns the definition levels of source leaf j (without
-// repetition) in row group i, one per row: its column chunk read once,
-// its pages' levels decoded.
-func (ls *levelSource) chunkLevels(i, j int) ([]byte, error) {
+// chunkLevels returns the levels of source leaf j in row group i: its
+// definition levels, one a row, for a leaf without repetition (its column
+// chunk read once, its pages' levels decoded); its repetition and
+// definition levels for one repeated, as parquet-go reads them.
+func (ls *levelSource) chunkLevels(i, j int) (reps, defs []byte, err error) {
 	if ls.leaves == nil {
 		leaves, err := leaves(ls.md.Schema)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ls.leaves = leaves
 	}
 	rg := &ls.md.RowGroups[i]
 	if j >= len(rg.Columns) || j >= len(ls.leaves) {
-		return nil, fmt.Errorf("row group %d has no leaf %d: %w", i, j, ErrParquet)
+		return nil, nil, fmt.Errorf("row group %d has no leaf %d: %w", i, j, ErrParquet)
 	}
-	levels, err := decodeChunkLevels(ls.ctx, ls.src, &rg.Columns[j], ls.leaves[j], rg.NumRows, ls.dataEnd)
-	if errors.Is(err, errNoSplice) {
+	repeated := ls.leaves[j].maxRep > 0
+	if !repeated {
+		defs, err = decodeChunkLevels(ls.ctx, ls.src, &rg.Columns[j], ls.leaves[j], rg.NumRows, ls.dataEnd)
+		if !errors.Is(err, errNoSplice) {
+			return nil, defs, err
+		}
 		// Levels encoded as this decoder does not read them (BIT_PACKED,
 		// say): parquet-go reads them.
-		pf, oerr := ls.open()
-		if oerr != nil {
-			return nil, oerr
-		}
-		return pageLevelsOf(ls.ctx, pf.RowGroups()[i].ColumnChunks()[j], rg.NumRows)
 	}
-	return levels, err
+	pf, err := ls.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	return pageLevelsOf(ls.ctx, pf.RowGroups()[i].ColumnChunks()[j], rg.NumRows, repeated)
 }
 
 // wholeChunkRead is the largest column chunk decodeChunkLevels reads in
@@ -262,33 +299,46 @@ func pageEntries(h *format.PageHeader) int64 {
 	return int64(h.DataPageHeader.V.NumValues)
 }
 
-// pageLevelsOf returns the definition levels of a column chunk without
-// repetition, one per row, as parquet-go decodes its pages.
-func pageLevelsOf(ctx context.Context, chunk parquet.ColumnChunk, rows int64) ([]byte, error) {
+// pageLevelsOf returns the levels of a column chunk as parquet-go decodes
+// its pages: the definition levels, one a row, of a leaf without
+// repetition; the repetition levels too of one repeated.
+func pageLevelsOf(ctx context.Context, chunk parquet.ColumnChunk, rows int64, repeated bool) (reps, defs []byte, err error) {
 	pages := chunk.Pages()
 	defer pages.Close()
-	levels := make([]byte, 0, min(rows, 1<<20))
+	defs = make([]byte, 0, min(rows, 1<<20))
+	if repeated {
+		reps = make([]byte, 0, min(rows, 1<<20))
+	}
+	var read int64 // rows
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p, err := pages.ReadPage()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read levels: %v: %w", err, ErrParquet)
+			return nil, nil, fmt.Errorf("read levels: %v: %w", err, ErrParquet)
 		}
-		defs := p.DefinitionLevels()
-		n := p.NumRows()
-		levels = append(levels, defs...)
+		pd, pr, n := p.DefinitionLevels(), p.RepetitionLevels(), p.NumRows()
+		starts := int64(len(pd))
+		if repeated {
+			starts = int64(bytes.Count(pr, []byte{0}))
+			if len(pr) != len(pd) {
+				starts = -1
+			}
+			reps = append(reps, pr...)
+		}
+		defs = append(defs, pd...)
 		parquet.Release(p)
-		if int64(len(defs)) != n {
-			return nil, fmt.Errorf("page of %d rows has %d definition levels: %w", n, len(defs), ErrParquet)
+		if starts != n {
+			return nil, nil, fmt.Errorf("page of %d rows has %d definition and %d repetition levels: %w", n, len(pd), len(pr), ErrParquet)
 		}
+		read += n
 	}
-	if int64(len(levels)) != rows {
-		return nil, fmt.Errorf("column chunk of %d rows has %d levels: %w", rows, len(levels), ErrParquet)
+	if read != rows {
+		return nil, nil, fmt.Errorf("column chunk of %d rows has levels of %d: %w", rows, read, ErrParquet)
 	}
-	return levels, nil
+	return reps, defs, nil
 }

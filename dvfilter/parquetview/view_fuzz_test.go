@@ -94,6 +94,8 @@ func FuzzViewSchemas(f *testing.F) {
 	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(60), uint64(0xf0f0f0f0f0f0f0f0), uint16(1<<15|700), true, uint8(2), uint64(0), true, uint64(0))
 	// A column the file lacks added (bit 62 of drop), rows deleted.
 	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(80), uint64(0xf0f0f0f0f0f0f0f0), uint16(300), false, uint8(2), uint64(0x0101), true, uint64(1)<<62)
+	// Lists of structs, a field added to their elements, rows deleted.
+	f.Add([]byte{10, 1, 10, 10, 5, 10, 6, 10, 2}, uint8(90), uint64(0xf0f0f0f0f0f0f0f0), uint16(400), true, uint8(2), uint64(0x4242), true, uint64(1)<<62)
 	paths := []string{"a", "b", "c", "g.x", "g.y", "g.h.z", "m", "n", "g.h.w"}
 	f.Fuzz(func(t *testing.T, kinds []byte, nrows uint8, groups uint64, pageBytes uint16, v2 bool, rowGroups uint8, deleted uint64, rename bool, drop uint64) {
 		fill := rename && drop>>62&1 == 1 // a column the file lacks, filled
@@ -197,9 +199,12 @@ func addedColumn() Column {
 func addFields(cols []Column) {
 	long := LeafType{Kind: LongType}
 	for i := range cols {
-		if c := &cols[i]; c.Kind == StructColumn {
+		switch c := &cols[i]; c.Kind {
+		case StructColumn:
 			addFields(c.Children)
 			c.Children = append(c.Children, Column{Name: "added_f", Physical: "added_f", Fill: &long})
+		case ListColumn, MapColumn:
+			addFields(c.Children) // the structs inside lists too
 		}
 	}
 }
@@ -208,7 +213,8 @@ func addFields(cols []Column) {
 // (addedColumn's, at the end, and added_f inside structs): null in every
 // row, at the level that says how far down their path the row has values
 // (added_f's: that of a stored field of its struct, no deeper than the
-// struct). It returns the rows without them.
+// struct, and inside a list one value for each of that field's, at its
+// repetition level). It returns the rows without them.
 func withoutAdded(t *testing.T, view []byte, rows []parquet.Row) []parquet.Row {
 	t.Helper()
 	f, err := parquet.OpenFile(bytes.NewReader(view), int64(len(view)))
@@ -230,7 +236,7 @@ func withoutAdded(t *testing.T, view []byte, rows []parquet.Row) []parquet.Row {
 			index[c] = -1
 			for q, qp := range paths {
 				ql, _ := f.Schema().Lookup(qp...)
-				if len(qp) >= len(p) && slices.Equal(qp[:len(p)-1], p[:len(p)-1]) && !slices.Contains(qp, "added_f") && ql.MaxRepetitionLevel == 0 {
+				if len(qp) >= len(p) && slices.Equal(qp[:len(p)-1], p[:len(p)-1]) && !slices.Contains(qp, "added_f") && ql.MaxRepetitionLevel == leaf.MaxRepetitionLevel {
 					sibling[c] = q
 					break
 				}
@@ -240,23 +246,34 @@ func withoutAdded(t *testing.T, view []byte, rows []parquet.Row) []parquet.Row {
 		}
 	}
 	for i, row := range rows {
-		defs := map[int]int{}
+		values := map[int][]parquet.Value{} // by column, in order
 		for _, v := range row {
-			defs[v.Column()] = v.DefinitionLevel()
+			values[v.Column()] = append(values[v.Column()], v)
 		}
 		var own parquet.Row
+		taken := map[int]int{} // values of each added leaf checked
 		for _, v := range row {
 			c := v.Column()
 			if index[c] >= 0 {
 				own = append(own, v.Level(v.RepetitionLevel(), v.DefinitionLevel(), index[c]))
 				continue
 			}
-			want := 0
+			want, wantRep := 0, 0
 			if q := sibling[c]; q >= 0 {
-				want = min(defs[q], maxDef[c]-1)
+				k := taken[c]
+				if k >= len(values[q]) {
+					t.Fatalf("row %d: added leaf %v has more values than its sibling %v (%d)", i, paths[c], paths[q], len(values[q]))
+				}
+				want, wantRep = min(values[q][k].DefinitionLevel(), maxDef[c]-1), values[q][k].RepetitionLevel()
 			}
-			if !v.IsNull() || v.DefinitionLevel() != want {
-				t.Fatalf("row %d: added leaf %v holds %v at level %d, want null at %d", i, paths[c], v, v.DefinitionLevel(), want)
+			taken[c]++
+			if !v.IsNull() || v.DefinitionLevel() != want || v.RepetitionLevel() != wantRep {
+				t.Fatalf("row %d: added leaf %v holds %v at levels %d, %d, want null at %d, %d", i, paths[c], v, v.RepetitionLevel(), v.DefinitionLevel(), wantRep, want)
+			}
+		}
+		for c, n := range taken {
+			if q := sibling[c]; q >= 0 && n != len(values[q]) {
+				t.Fatalf("row %d: added leaf %v has %d values, its sibling %v %d", i, paths[c], n, paths[q], len(values[q]))
 			}
 		}
 		rows[i] = own

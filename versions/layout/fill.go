@@ -44,6 +44,11 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillR
 			rule.uncounted = append(rule.uncounted, c.Physical)
 			continue
 		}
+		if structInRepeated(c, false) {
+			// Writers count the nulls of a list or a map as a whole: no
+			// stats tell the fields of the structs inside.
+			rule.uncounted = append(rule.uncounted, "fields inside "+c.Physical)
+		}
 		switch c.Kind {
 		case parquetview.LeafColumn:
 			rule.counted = append(rule.counted, c.Physical)
@@ -86,6 +91,20 @@ type fillRule struct {
 	// and the fields no file counts, dotted (judgedBy). Footers tell
 	// (Version.FindUncounted).
 	uncounted []string
+}
+
+// structInRepeated says whether a struct lies inside a list or a map
+// under c (repeated: c is inside one).
+func structInRepeated(c *parquetview.Column, repeated bool) bool {
+	switch c.Kind {
+	case parquetview.StructColumn:
+		if repeated {
+			return true
+		}
+	case parquetview.ListColumn, parquetview.MapColumn:
+		repeated = true
+	}
+	return slices.ContainsFunc(c.Children, func(f parquetview.Column) bool { return structInRepeated(&f, repeated) })
 }
 
 // appendFieldPaths appends the paths of the fields of struct c (at path)
