@@ -14,16 +14,27 @@ import (
 	"github.com/deltafs/deltafs/tests/servers"
 )
 
+// statsKind is how the stats of uncountedFolder's files count nulls.
+type statsKind int
+
+const (
+	countsAll   statsKind = iota // every column: they tell the files lacking score
+	countsFirst                  // id alone (as a table of more than 32 columns counts the first 32): footers tell
+	countsNone                   // no nullCount (as CONVERT TO DELTA leaves old files): footers tell
+)
+
 // uncountedFolder writes a table of n one-row files, the oldest lacking
-// lack (n-lacking have the column score, added in a second commit). With
-// counted, the stats count every column, so they tell the files lacking
-// score; without, they count id alone (as a table of more than 32 columns
-// counts the first 32), so only footers tell.
-func uncountedFolder(tb testing.TB, dir string, n, lacking int, counted bool) {
+// lack (n-lacking have the column score, added in a second commit), their
+// stats counting nulls as stats says.
+func uncountedFolder(tb testing.TB, dir string, n, lacking int, stats statsKind) {
 	tb.Helper()
 	var conf map[string]string
-	if !counted {
+	if stats == countsFirst {
 		conf = map[string]string{"delta.dataSkippingNumIndexedCols": "1"}
+	}
+	before, after := `{"numRecords":1,"nullCount":{"id":0,"name":0}}`, `{"numRecords":1,"nullCount":{"id":0,"name":0,"score":0}}`
+	if stats == countsNone {
+		before, after = `{"numRecords":1}`, `{"numRecords":1}`
 	}
 	schema := schemaBefore
 	if lacking == 0 {
@@ -34,10 +45,10 @@ func uncountedFolder(tb testing.TB, dir string, n, lacking int, counted bool) {
 		name := fmt.Sprintf("part-%05d.parquet", i)
 		var a action.Action
 		if i < lacking {
-			a = writeRows(tb, dir, name, []beforeScore{{ID: int64(i), Name: "n"}}, `{"numRecords":1,"nullCount":{"id":0,"name":0}}`)
+			a = writeRows(tb, dir, name, []beforeScore{{ID: int64(i), Name: "n"}}, before)
 		} else {
 			score := 1.0
-			a = writeRows(tb, dir, name, []withScore{{ID: int64(i), Name: "n", Score: &score}}, `{"numRecords":1,"nullCount":{"id":0,"name":0,"score":0}}`)
+			a = writeRows(tb, dir, name, []withScore{{ID: int64(i), Name: "n", Score: &score}}, after)
 		}
 		a.Add.ModificationTime += int64(i)
 		c := 0
@@ -58,8 +69,9 @@ func uncountedFolder(tb testing.TB, dir string, n, lacking int, counted bool) {
 // half of which lack a column the table added, on the local disk and on
 // versitygw with 20 ms before every request, timed from the version's
 // lookup (which lays it out) on: where stats count the column (the fill
-// read from stats), where they do not (FindUncounted reads footers to
-// tell), and where no file lacks it (stats tell; one footer read).
+// read from stats), where they count id alone or no column (FindUncounted
+// reads footers to tell), and where no file lacks it (stats tell; one
+// footer read).
 //
 //	go test ./tests -run XXX -bench ListingUncounted -benchtime 5x
 func BenchmarkListingUncounted(b *testing.B) {
@@ -68,11 +80,14 @@ func BenchmarkListingUncounted(b *testing.B) {
 	for _, c := range []struct {
 		name    string
 		lacking int
-		counted bool
-	}{{"half-lack/counted", 200, true}, {"half-lack/uncounted", 200, false}, {"none-lack/counted", 0, true}, {"none-lack/uncounted", 0, false}} {
+		stats   statsKind
+	}{
+		{"half-lack/counted", 200, countsAll}, {"half-lack/uncounted", 200, countsFirst}, {"half-lack/no-null-counts", 200, countsNone},
+		{"none-lack/counted", 0, countsAll}, {"none-lack/uncounted", 0, countsFirst}, {"none-lack/no-null-counts", 0, countsNone},
+	} {
 		dir := b.TempDir()
-		uncountedFolder(b, dir, 400, c.lacking, c.counted)
-		remote := s3.Location(fmt.Sprintf("listing-uncounted-%d-%v", c.lacking, c.counted))
+		uncountedFolder(b, dir, 400, c.lacking, c.stats)
+		remote := s3.Location(fmt.Sprintf("listing-uncounted-%d-%d", c.lacking, c.stats))
 		uploadTable(b, openAt(b, remote), dir)
 		for _, at := range []struct {
 			store, location string
