@@ -5,7 +5,7 @@ and a field inside a struct column (schema_mode="merge"): the first append's fil
 them. A Delta reader shows them
 as nulls there. Through the mount, plain Parquet readers must read the same rows and
 columns whatever file they look at first: pyarrow's dataset, pandas, DuckDB without
-union_by_name, Polars. Without the fill, pyarrow and DuckDB drop the added columns (or
+union_by_name, Polars, Spark. Without the fill, pyarrow and DuckDB drop the added columns (or
 DuckDB and Polars refuse) depending on which file comes first.
 
 The table is read at a version before its checkpoint (stats from the JSON log), at the
@@ -13,7 +13,8 @@ checkpoint's (stats from the checkpoint) and after it (one more append in its ta
 the checkpoint's stats as strings, parsed as well, or parsed only.
 
 A table of 41 columns that adds one past the 32 delta-rs collects stats for: no stats
-say which files lack it, the footers of the oldest files do.
+say which files lack it, the footers of the oldest files do. So for a field added to the
+structs inside a list and a map.
 """
 
 from __future__ import annotations
@@ -92,10 +93,10 @@ def _normalized(rows: list[dict]) -> list[dict]:
     return sorted(out, key=lambda r: r["id"])
 
 
-READERS = ["pyarrow", "pandas", "duckdb", "polars"]
+READERS = ["pyarrow", "pandas", "duckdb", "polars", "spark"]
 
 
-def _read(reader: str, folder: str) -> list[dict]:
+def _read(reader: str, folder: str, request) -> list[dict]:
     files = sorted(glob.glob(os.path.join(folder, "*.parquet")))
     assert files, folder
     if reader == "pyarrow":
@@ -111,6 +112,8 @@ def _read(reader: str, folder: str) -> list[dict]:
         import duckdb
 
         return _normalized(duckdb.sql(f"select * from read_parquet({files!r})").arrow().read_all().to_pylist())
+    if reader == "spark":
+        return _normalized(request.getfixturevalue("spark").read.parquet(folder).toArrow().to_pylist())
     import polars as pl
 
     return _normalized(pl.read_parquet(files).to_arrow().to_pylist())
@@ -125,11 +128,11 @@ def _comparable(rows: list[dict]) -> list[dict]:
 
 @pytest.mark.parametrize("version", [1, 2, 3])
 @pytest.mark.parametrize("reader", READERS)
-def test_readers_see_added_columns(grown, mount, reader, version):
+def test_readers_see_added_columns(grown, mount, reader, version, request):
     mp = mount(grown)
     folder = str(mp / "v" / str(version))
     want = _delta_rows(grown, version)
-    got = _read(reader, folder)
+    got = _read(reader, folder, request)
     assert [sorted(r) for r in got] == [sorted(r) for r in want], f"{reader}: columns differ"
     assert _comparable(got) == _comparable(want), f"{reader} through the mount"
     # The files written before the columns were added are the ones filled.
@@ -161,10 +164,78 @@ def wide(tmp_path_factory) -> str:
 
 
 @pytest.mark.parametrize("reader", READERS)
-def test_readers_see_columns_added_past_the_stats(wide, mount, reader):
+def test_readers_see_columns_added_past_the_stats(wide, mount, reader, request):
     mp = mount(wide)
     want = _delta_rows(wide, 2)
-    got = _read(reader, str(mp / "v" / "2"))
+    got = _read(reader, str(mp / "v" / "2"), request)
     assert [sorted(r) for r in got] == [sorted(r) for r in want], f"{reader}: columns differ"
     assert _comparable(got) == _comparable(want), f"{reader} through the mount"
     assert [r["late"] for r in got] == [None, None, None, "x", None]
+
+
+def _write_nested_table(path: str) -> None:
+    """A list of structs and a map to structs, then a field added to both structs
+    (schema_mode="merge"): delta-rs counts neither in its stats, so only the footers
+    say which files lack it."""
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    old = pa.struct([("a", pa.int64())])
+    new = pa.struct([("a", pa.int64()), ("b", pa.string())])
+    write_deltalake(path, pa.table({
+        "id": pa.array([1, 2, 3], pa.int64()),
+        "items": pa.array([[{"a": 1}, None], [], None], pa.list_(old)),
+        "m": pa.array([[("k", {"a": 1})], None, [("l", None)]], pa.map_(pa.string(), old)),
+    }))
+    write_deltalake(path, pa.table({
+        "id": pa.array([4, 5], pa.int64()),
+        "items": pa.array([[{"a": 4, "b": "x"}], None], pa.list_(new)),
+        "m": pa.array([[("k", {"a": 4, "b": "y"})], None], pa.map_(pa.string(), new)),
+    }), mode="append", schema_mode="merge")
+
+
+@pytest.fixture(scope="module")
+def nested(tmp_path_factory) -> str:
+    pytest.importorskip("deltalake")
+    path = str(tmp_path_factory.mktemp("nested") / "table")
+    _write_nested_table(path)
+    return path
+
+
+def _pairs(rows: list[dict]) -> list[dict]:
+    """Maps as lists of key and value pairs, whatever the reader hands out."""
+    out = []
+    for r in rows:
+        r = dict(r)
+        m = r.get("m")
+        if isinstance(m, dict):
+            m = list(m.items())
+        r["m"] = None if m is None else [tuple(kv.values()) if isinstance(kv, dict) else tuple(kv) for kv in m]
+        out.append(r)
+    return sorted(out, key=lambda r: r["id"])
+
+
+@pytest.mark.parametrize("reader", ["pyarrow", "duckdb", "spark"])
+def test_readers_see_fields_added_inside_lists(nested, mount, reader, request):
+    import pyarrow.parquet as pq
+    from deltalake import DeltaTable
+
+    mp = mount(nested)
+    folder = str(mp / "v" / "1")
+    # Every served file has the field, whichever file a reader meets first.
+    for f in sorted(glob.glob(os.path.join(folder, "*.parquet"))):
+        schema = pq.read_schema(f)
+        assert str(schema.field("items").type.value_type) == "struct<a: int64, b: string>", f
+        assert str(schema.field("m").type.item_type) == "struct<a: int64, b: string>", f
+    want = _pairs(DeltaTable(nested, version=1).to_pyarrow_table().to_pylist())
+    if reader == "pyarrow":
+        import pyarrow.dataset as ds
+
+        got = ds.dataset(folder, format="parquet").to_table().to_pylist()
+    elif reader == "duckdb":
+        import duckdb
+
+        got = duckdb.sql(f"select * from read_parquet('{folder}/*.parquet')").arrow().read_all().to_pylist()
+    else:
+        got = request.getfixturevalue("spark").read.parquet(folder).toArrow().to_pylist()
+    assert _pairs(got) == want, f"{reader} through the mount"

@@ -47,7 +47,7 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillR
 		if structInRepeated(c, false) {
 			// Writers count the nulls of a list or a map as a whole: no
 			// stats tell the fields of the structs inside.
-			rule.uncounted = append(rule.uncounted, "fields inside "+c.Physical)
+			rule.uncounted = append(rule.uncounted, fieldsInside+c.Physical)
 		}
 		switch c.Kind {
 		case parquetview.LeafColumn:
@@ -92,6 +92,10 @@ type fillRule struct {
 	// (Version.FindUncounted).
 	uncounted []string
 }
+
+// fieldsInside names, among a rule's uncounted columns, the fields of the
+// structs inside a column's lists and maps.
+const fieldsInside = "fields inside "
 
 // structInRepeated says whether a struct lies inside a list or a map
 // under c (repeated: c is inside one).
@@ -284,6 +288,12 @@ func (rule fillRule) judgedBy(counted []*action.ColumnSet) fillRule {
 		parent = p
 		rule.uncounted = append(rule.uncounted, strings.Join(p, "."))
 	}
+	// The fields inside a column no stats count go without saying.
+	whole := slices.Clone(rule.uncounted)
+	rule.uncounted = slices.DeleteFunc(rule.uncounted, func(u string) bool {
+		c, inside := strings.CutPrefix(u, fieldsInside)
+		return inside && slices.Contains(whole, c)
+	})
 	return rule
 }
 
