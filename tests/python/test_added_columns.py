@@ -215,7 +215,7 @@ def _pairs(rows: list[dict]) -> list[dict]:
     return sorted(out, key=lambda r: r["id"])
 
 
-@pytest.mark.parametrize("reader", ["pyarrow", "duckdb", "spark"])
+@pytest.mark.parametrize("reader", ["pyarrow", "duckdb", "polars", "spark"])
 def test_readers_see_fields_added_inside_lists(nested, mount, reader, request):
     import pyarrow.parquet as pq
     from deltalake import DeltaTable
@@ -236,6 +236,10 @@ def test_readers_see_fields_added_inside_lists(nested, mount, reader, request):
         import duckdb
 
         got = duckdb.sql(f"select * from read_parquet('{folder}/*.parquet')").arrow().read_all().to_pylist()
+    elif reader == "polars":
+        import polars as pl
+
+        got = pl.read_parquet(sorted(glob.glob(os.path.join(folder, "*.parquet")))).to_arrow().to_pylist()
     else:
         got = request.getfixturevalue("spark").read.parquet(folder).toArrow().to_pylist()
     assert _pairs(got) == want, f"{reader} through the mount"
