@@ -27,16 +27,20 @@ func FuzzBuildView(f *testing.F) {
 	f.Add(good, uint64(3), uint64(3), uint64(3))
 	f.Add(writeGroups(f, &parquet.Uncompressed, 4), uint64(1), uint64(2), uint64(1<<33))
 	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"), uint64(0), uint64(0), uint64(0))
-	// A file lacking fields grownStruct adds inside its structs.
+	// A file lacking fields grownStruct adds inside its structs, and one
+	// lacking those grownLists adds inside its lists' and maps' structs.
 	f.Add(writeRowGroups(f, oldRow, []int{7, 5}), uint64(1), uint64(9), uint64(30))
+	f.Add(writeRowGroups(f, oldListRow, []int{9, 7}), uint64(2), uint64(8), uint64(15))
 	f.Fuzz(func(t *testing.T, data []byte, a, b, c uint64) {
 		vec := dvfilter.NewVector(a%64, b%64, c)
 		src := &bytesSource{data: data}
 		checkBuilt(t, src, data, vec, BuildOptions{SpillDir: t.TempDir()})
 		// The same file served with fields filled inside its structs.
-		checkBuilt(t, src, data, vec, BuildOptions{SpillDir: t.TempDir(), Rename: grownStruct()})
-		if _, err := Lacking(context.Background(), src, int64(len(data)), grownStruct()); err != nil && !errors.Is(err, ErrParquet) && !isShortRead(err) {
-			t.Fatalf("Lacking: unclassified error: %v", err)
+		for _, rn := range []*Rename{grownStruct(), grownLists()} {
+			checkBuilt(t, src, data, vec, BuildOptions{SpillDir: t.TempDir(), Rename: rn})
+			if _, err := Lacking(context.Background(), src, int64(len(data)), rn); err != nil && !errors.Is(err, ErrParquet) && !isShortRead(err) {
+				t.Fatalf("Lacking: unclassified error: %v", err)
+			}
 		}
 	})
 }
