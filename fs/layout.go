@@ -26,8 +26,9 @@ func (r *root) layout(ctx context.Context, snap *replay.Snapshot) (*layout.Versi
 
 // layoutOf lays out snap's files, given their partition values and the
 // columns their stats count (index-aligned with snap.Files), then finds
-// the files lacking columns no stats count. adjust, if any, changes the
-// layout before that search (the change-data files' extra column).
+// by their footers the files lacking columns their stats do not tell of.
+// adjust, if any, changes the layout before that search (the change-data
+// files' extra column).
 func (r *root) layoutOf(ctx context.Context, snap *replay.Snapshot, parts []*replay.Partition, counted []*action.ColumnSet, adjust func(*layout.Version)) (*layout.Version, error) {
 	v, err := layout.Of(snap, parts, counted, r.layoutOptions())
 	if err != nil {

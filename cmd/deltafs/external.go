@@ -21,10 +21,10 @@ func (e *externalFlag) register(fs *pflag.FlagSet) {
 }
 
 // storage opens a store at each location, beside the table's st (nil
-// where only Serves is asked); close closes them.
-func (e externalFlag) storage(ctx context.Context, st *blobstore.Store, opts ...blobstore.Option) (storage serve.StoreStorage, close func(), err error) {
-	storage.Store = st
-	close = func() {
+// where only Serves is asked); closeStores closes them.
+func (e externalFlag) storage(ctx context.Context, st *blobstore.Store, opts ...blobstore.Option) (serve.StoreStorage, func(), error) {
+	storage := serve.StoreStorage{Store: st}
+	closeStores := func() {
 		for _, other := range storage.Elsewhere {
 			other.Close()
 		}
@@ -32,10 +32,10 @@ func (e externalFlag) storage(ctx context.Context, st *blobstore.Store, opts ...
 	for _, loc := range e {
 		other, err := blobstore.Open(ctx, loc, opts...)
 		if err != nil {
-			close()
+			closeStores()
 			return serve.StoreStorage{}, nil, fmt.Errorf("--allow-external %s: %w", loc, err)
 		}
 		storage.Elsewhere = append(storage.Elsewhere, other)
 	}
-	return storage, close, nil
+	return storage, closeStores, nil
 }
