@@ -29,9 +29,10 @@ const searchWidth = 8
 // FindUncounted serves through Fill the entries lacking columns that
 // their stats cannot tell of (Uncounted, or any column of the Unjudged
 // files). lacks reads a file's footer: it says whether the file lacks a
-// column Fill fills, and is called from several goroutines at once. Where a footer cannot be read (a copy of
-// the log without its data files) it returns that error and serves every
-// entry as before: the search would stand on a guess.
+// column Fill fills, and is called from several goroutines at once. Where
+// a footer cannot be read (a copy of the log without its data files) it
+// returns that error and serves every entry as before: the search would
+// stand on a guess.
 func (v *Version) FindUncounted(lacks func(*replay.File) (bool, error)) error {
 	if !v.StatsUnsure() {
 		return nil
