@@ -25,6 +25,8 @@ func schemaOf(fields ...string) string {
 			t = `{"type":"array","elementType":"integer","containsNull":true}`
 		case "map":
 			t = `{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true}`
+		case "structs":
+			t = `{"type":"array","elementType":{"type":"struct","fields":[{"name":"x","type":"integer","nullable":true,"metadata":{}}]},"containsNull":true}`
 		}
 		out = append(out, fmt.Sprintf(`{"name":%q,"type":%s,"nullable":true,"metadata":{}}`, name, t))
 	}

@@ -184,6 +184,24 @@ func TestFindUnjudged(t *testing.T) {
 	}
 }
 
+// TestUncountedFieldsInsideLists: no stats count the fields of the
+// structs inside an array, whether or not they count the array (Spark
+// does, delta-rs does not): the footers tell, and the message names the
+// array once.
+func TestUncountedFieldsInsideLists(t *testing.T) {
+	snap := snapshotOf(schemaOf("id:long", "items:structs"))
+	snap.Files = []replay.File{{Path: "a.parquet", Size: 100}}
+	for stats, want := range map[string]string{
+		`{"nullCount":{"id":0,"items":0}}`: "[fields inside items]",
+		`{"nullCount":{"id":0}}`:           "[items]",
+	} {
+		v, err := Of(snap, nil, []*action.ColumnSet{action.NullCounted([]byte(stats))}, Options{})
+		if err != nil || fmt.Sprint(v.Uncounted) != want || !v.StatsUnsure() {
+			t.Errorf("%s: uncounted %v (want %s), unsure %v, %v", stats, v.Uncounted, want, v.StatsUnsure(), err)
+		}
+	}
+}
+
 // BenchmarkFindUncounted: the search's own cost over a million files, the
 // footers answered at once: where the oldest lacks nothing (no sort) and
 // where half lack a column.
