@@ -18,7 +18,8 @@ import (
 const usage = `deltafs: a Delta Lake table as a read-only filesystem
 
 Usage:
-  deltafs mount TABLE MOUNTPOINT [flags]   mount the table (foreground)
+  deltafs mount TABLE MOUNTPOINT [flags]   mount the table (foreground; --version N or --at INSTANT:
+                                           pinned at that version)
   deltafs demo [DIR [MOUNTPOINT]]          generate a sample table and mount it
   deltafs versions TABLE [--json]          versions that can be rebuilt, ascending
   deltafs ls TABLE [--version N | --at INSTANT] [--json]
