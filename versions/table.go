@@ -364,6 +364,19 @@ func (t *Table) checkCleanup(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// NewestBuildable returns the newest version whose snapshot builds, and
+// false when none does: latest, or one below it where a commit is missing
+// or damaged (Versions goes by the listing, which cannot tell the latter).
+func (t *Table) NewestBuildable(ctx context.Context) (int64, bool, error) {
+	vs, err := t.Versions(ctx)
+	if err != nil || len(vs) == 0 {
+		return 0, false, err
+	}
+	floor := vs[0] - 1
+	v, _ := t.newestBuildable(ctx, floor, vs[len(vs)-1])
+	return v, v > floor, ctx.Err()
+}
+
 // newestBuildable returns the newest version in (floor, top] whose
 // snapshot builds, or floor, and why top does not build. A version that
 // fails to build (a bad commit) makes the ones after it fail too, so the

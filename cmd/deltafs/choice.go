@@ -91,10 +91,9 @@ func (c *versionChoice) snapshot(ctx context.Context, location string, stderr io
 // latestBroken adds to why latest cannot be rebuilt the newest version
 // that can, which --version reads.
 func latestBroken(ctx context.Context, t *versions.Table, err error) error {
-	vs, verr := t.Versions(ctx)
-	if verr != nil || len(vs) == 0 || vs[len(vs)-1] >= t.Latest() {
+	n, ok, nerr := t.NewestBuildable(ctx)
+	if nerr != nil || !ok || n >= t.Latest() {
 		return err
 	}
-	n := vs[len(vs)-1]
 	return fmt.Errorf("%w (v%d is the newest version that can be rebuilt: --version %d reads it)", err, n, n)
 }

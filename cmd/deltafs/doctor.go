@@ -227,8 +227,8 @@ func brokenLatest(ctx context.Context, st *blobstore.Store, t *versions.Table, c
 		return nil, err
 	}
 	advice := "readers refuse the table: restore the missing or damaged log file from a backup"
-	if vs, err := t.Versions(ctx); err == nil && len(vs) > 0 && vs[len(vs)-1] < r.LatestVersion {
-		advice += fmt.Sprintf("; meanwhile `deltafs mount --version %d` mounts the newest version that can be rebuilt", vs[len(vs)-1])
+	if n, ok, err := t.NewestBuildable(ctx); err == nil && ok && n < r.LatestVersion {
+		advice += fmt.Sprintf("; meanwhile `deltafs mount --version %d` mounts the newest version that can be rebuilt", n)
 	}
 	r.Findings = append(logFindings(commits, t.PassedOver()), finding{Check: "latest", Level: "error",
 		Message: fmt.Sprintf("v%d: %v", r.LatestVersion, cause), Advice: advice})

@@ -431,3 +431,37 @@ func TestDoctorStatsClaimColumns(t *testing.T) {
 		t.Errorf("findings %+v", r.Findings)
 	}
 }
+
+// TestDamagedLatestNamesNewestBuildable: a latest commit that does not
+// parse is listed like any other, yet cannot be rebuilt: the commands
+// that refuse the table name the newest version that can be (found by
+// building, not by the listing), and --version reads it.
+func TestDamagedLatestNamesNewestBuildable(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	for _, c := range [][]action.Action{
+		{deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)},
+		{deltagen.AddFile("part-1.parquet", 10, 1, nil, "")},
+		{deltagen.AddFile("part-2.parquet", 10, 1, nil, "")},
+	} {
+		if _, err := gen.Commit(c...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", 2)), []byte("{\"add\": garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"ls", "versions", "schema"} {
+		code, _, errOut := runCLI(cmd, dir)
+		if code != 1 || !strings.Contains(errOut, "(v1 is the newest version that can be rebuilt: --version 1 reads it)") {
+			t.Errorf("%s: exit %d, %q", cmd, code, errOut)
+		}
+	}
+	if code, out, errOut := runCLI("ls", "--version", "1", dir); code != 0 || out != "part-1.parquet\n" {
+		t.Errorf("ls --version 1: exit %d, %q, %q", code, out, errOut)
+	}
+	code, out, _ := runCLI("doctor", "--files=false", dir)
+	if code != 1 || !strings.Contains(out, "`deltafs mount --version 1` mounts the newest version that can be rebuilt") {
+		t.Errorf("doctor: exit %d:\n%s", code, out)
+	}
+}
