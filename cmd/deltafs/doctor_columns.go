@@ -50,11 +50,27 @@ func checkColumns(ctx context.Context, st serve.StoreStorage, snap *replay.Snaps
 	if err != nil || lay.Fill == nil {
 		return r, err // no schema to check the files against
 	}
+	// Each footer is read once: the search's and the sample's may meet.
+	type footer struct {
+		cols []string
+		err  error
+	}
+	var mu sync.Mutex
+	read := map[*replay.File]footer{}
 	lackingOf := func(f *replay.File) ([]string, error) {
-		src := parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
-			return st.ReadRange(ctx, f.Path, off, n)
-		})
-		return parquetview.Lacking(ctx, src, f.Size, lay.Fill)
+		mu.Lock()
+		got, ok := read[f]
+		mu.Unlock()
+		if !ok {
+			src := parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
+				return st.ReadRange(ctx, f.Path, off, n)
+			})
+			got.cols, got.err = parquetview.Lacking(ctx, src, f.Size, lay.Fill)
+			mu.Lock()
+			read[f] = got
+			mu.Unlock()
+		}
+		return got.cols, got.err
 	}
 	// A footer that cannot be read is the data files check's to report;
 	// the mount then serves the files as stored, as counted here.

@@ -45,9 +45,7 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillR
 			continue
 		}
 		if structInRepeated(c, false) {
-			// Writers count the nulls of a list or a map as a whole: no
-			// stats tell the fields of the structs inside.
-			rule.uncounted = append(rule.uncounted, fieldsInside+c.Physical)
+			rule.inside = append(rule.inside, c.Physical)
 		}
 		switch c.Kind {
 		case parquetview.LeafColumn:
@@ -88,14 +86,14 @@ type fillRule struct {
 	bySome bool
 	// uncounted are the columns no file's stats say it has or lacks: past
 	// those the table collects stats for, countedBySome unless bySome,
-	// and the fields no file counts, dotted (judgedBy). Footers tell
-	// (Version.FindUncounted).
+	// the fields no file counts, dotted, and "fields inside" those of
+	// inside (judgedBy). Footers tell (Version.FindUncounted).
 	uncounted []string
+	// inside are the columns holding structs in lists or maps: writers
+	// count the nulls of a list or a map as a whole, so no stats tell the
+	// fields of those structs.
+	inside []string
 }
-
-// fieldsInside names, among a rule's uncounted columns, the fields of the
-// structs inside a column's lists and maps.
-const fieldsInside = "fields inside "
 
 // structInRepeated says whether a struct lies inside a list or a map
 // under c (repeated: c is inside one).
@@ -288,12 +286,11 @@ func (rule fillRule) judgedBy(counted []*action.ColumnSet) fillRule {
 		parent = p
 		rule.uncounted = append(rule.uncounted, strings.Join(p, "."))
 	}
-	// The fields inside a column no stats count go without saying.
-	whole := slices.Clone(rule.uncounted)
-	rule.uncounted = slices.DeleteFunc(rule.uncounted, func(u string) bool {
-		c, inside := strings.CutPrefix(u, fieldsInside)
-		return inside && slices.Contains(whole, c)
-	})
+	for _, c := range rule.inside {
+		if !slices.Contains(rule.uncounted, c) { // else its fields go without saying
+			rule.uncounted = append(rule.uncounted, "fields inside "+c)
+		}
+	}
 	return rule
 }
 
