@@ -44,6 +44,10 @@ type Column struct {
 	// Fill, on a leaf, is its type when a file lacking it is served with
 	// nulls (Rename.FillMissing).
 	Fill *LeafType
+	// Instant, on a leaf, says the table reads it as an instant (Delta's
+	// timestamp): a file storing a local date-time there is served with
+	// it marked as one (instant.go).
+	Instant bool
 }
 
 // Widens says whether the Rename converts a column to a wider type:
@@ -197,7 +201,7 @@ type renameWalk struct {
 	widen []*widening // per source leaf: its conversion, or nil
 	reps  []int       // per source leaf: its maximum repetition level
 	// changed: a column is served under another name than stored, or
-	// not at all, or added.
+	// not at all, or added, or its timestamps marked as instants.
 	changed bool
 	// fill: columns the file lacks are served as nulls. matched says
 	// which top-level columns the file stores; missing are those it is
@@ -236,6 +240,9 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth, def, r
 	if children <= 0 {
 		if children < 0 || !el.Type.Valid {
 			return fmt.Errorf("schema element %q has no type: %w", name, ErrParquet)
+		}
+		if col != nil && col.Instant && asInstant(&w.out[at]) {
+			w.changed = true
 		}
 		w.keep = append(w.keep, true)
 		w.reps = append(w.reps, rep)

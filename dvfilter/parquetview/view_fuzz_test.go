@@ -100,6 +100,10 @@ func FuzzViewSchemas(f *testing.F) {
 	f.Add([]byte{1, 5, 6, 2, 3, 7, 9, 4, 1}, uint8(80), uint64(0xf0f0f0f0f0f0f0f0), uint16(300), false, uint8(2), uint64(0x0101), true, uint64(1)<<62)
 	// Lists of structs, a field added to their elements, rows deleted.
 	f.Add([]byte{10, 1, 10, 10, 5, 10, 6, 10, 2}, uint8(90), uint64(0xf0f0f0f0f0f0f0f0), uint16(400), true, uint8(2), uint64(0x4242), true, uint64(1)<<62)
+	// Longs stored as local date-times (bit 61 of drop), names kept, and
+	// with rows deleted.
+	f.Add([]byte{2, 5, 9, 2, 3, 7, 9, 4, 2}, uint8(60), uint64(0xf0f0f0f0f0f0f0f0), uint16(1<<15|700), true, uint8(2), uint64(0), true, uint64(1)<<61)
+	f.Add([]byte{2, 5, 9, 2, 3, 7, 9, 4, 2}, uint8(60), uint64(0xf0f0f0f0f0f0f0f0), uint16(700), true, uint8(2), uint64(0x0101), true, uint64(1)<<61|0b100)
 	paths := []string{"a", "b", "c", "g.x", "g.y", "g.h.z", "m", "n", "g.h.w"}
 	f.Fuzz(func(t *testing.T, kinds []byte, nrows uint8, groups uint64, pageBytes uint16, v2 bool, rowGroups uint8, deleted uint64, rename bool, drop uint64) {
 		fill := rename && drop>>62&1 == 1 // a column the file lacks, filled
@@ -113,6 +117,12 @@ func FuzzViewSchemas(f *testing.F) {
 			parquet.MaxRowsPerRowGroup(int64(rows/(int(rowGroups)%4+1)+1)), parquet.Compression(&parquet.Snappy))
 		if err != nil || data == nil {
 			t.Skip("no file of that shape")
+		}
+		// Its longs stored as local date-times, served as instants.
+		instants := rename && drop>>61&1 == 1
+		var local []bool
+		if instants {
+			data, local = asLocalTimes(t, data)
 		}
 		var del []uint64
 		for r := range uint64(rows) {
@@ -130,9 +140,16 @@ func FuzzViewSchemas(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts.Rename, keepLeaf = renameAll(md.Schema, drop, fuzzLeafType(drop>>32), keepNames)
+			types := fuzzLeafType(drop >> 32)
+			if instants {
+				types = func(int) *LeafType { return nil }
+			}
+			opts.Rename, keepLeaf = renameAll(md.Schema, drop, types, keepNames)
 			if !slices.Contains(keepLeaf, true) {
 				t.Skip("every column dropped")
+			}
+			if instants {
+				markInstants(opts.Rename.Columns)
 			}
 			if fill {
 				opts.Rename.FillMissing = true
@@ -148,9 +165,21 @@ func FuzzViewSchemas(f *testing.F) {
 			t.Fatalf("a file parquet-go wrote: %v", err)
 		}
 		view := materialize(t, v, src)
-		asStored := rename && keepNames && len(del) == 0 && !slices.Contains(keepLeaf, false) && widen == nil && !fill
+		relabeled := false // a long kept is served relabeled
+		for i, l := range local {
+			relabeled = relabeled || l && keepLeaf[i]
+		}
+		asStored := rename && keepNames && len(del) == 0 && !slices.Contains(keepLeaf, false) && widen == nil && !fill && !relabeled
 		if v.Unchanged() != asStored || v.Unchanged() && !bytes.Equal(view, data) {
 			t.Fatalf("unchanged %v, want %v; bytes equal %v", v.Unchanged(), asStored, bytes.Equal(view, data))
+		}
+		if rename && keepNames && len(del) == 0 && widen == nil && !fill && len(view) != len(data) {
+			t.Fatalf("served %d bytes, stored %d: only the footer changed, the size is not kept", len(view), len(data))
+		}
+		for _, el := range footerOf(t, view).Schema {
+			if ts, ok := el.LogicalType.Value.(*format.TimestampType); ok && !ts.IsAdjustedToUTC {
+				t.Fatalf("%s served as a local date-time", el.Name)
+			}
 		}
 		got := allRows(t, view)
 		if fill {
@@ -186,6 +215,35 @@ func FuzzViewSchemas(f *testing.F) {
 			}
 		}
 	})
+}
+
+// asLocalTimes marks the longs of a file as Parquet timestamps not
+// adjusted to UTC, as older delta-rs wrote Delta timestamps, and says
+// which leaves it marked.
+func asLocalTimes(t *testing.T, data []byte) ([]byte, []bool) {
+	md := footerOf(t, data)
+	var local []bool
+	for i := range md.Schema {
+		el := &md.Schema[i]
+		if el.NumChildren.V > 0 || i == 0 {
+			continue
+		}
+		_, integer := el.LogicalType.Value.(*format.IntType)
+		long := el.Type.Valid && el.Type.V == format.Int64 && (integer || el.LogicalType.Value == nil)
+		if long {
+			el.LogicalType.Value = &format.TimestampType{Unit: format.TimeUnit{Value: &format.MicroSeconds{}}}
+		}
+		local = append(local, long)
+	}
+	return withSchema(t, data, md), local
+}
+
+// markInstants has every leaf read as an instant.
+func markInstants(cols []Column) {
+	for i := range cols {
+		cols[i].Instant = cols[i].Kind == LeafColumn
+		markInstants(cols[i].Children)
+	}
 }
 
 // addedColumn is a top-level column no generated file has: a struct of a

@@ -40,13 +40,14 @@ func hidesColumns(md *action.Metadata, p *action.Protocol) bool {
 }
 
 // renameOf returns the Rename that gives a table's files their logical
-// names (column mapping), types (type widening) and only the schema's
-// columns (hidesColumns) at this metadata and protocol (nil with none of
-// these), and whether renamed files surely keep their stored size.
+// names (column mapping), types (type widening, timestamps as instants)
+// and only the schema's columns (hidesColumns) at this metadata and
+// protocol (nil with none of these), and whether renamed files surely
+// keep their stored size.
 func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, bool, error) {
 	mode := mappingMode(md, p)
 	hidden := hidesColumns(md, p)
-	if mode == "" && !hidden && !strings.Contains(md.SchemaString, "delta.typeChanges") {
+	if mode == "" && !hidden && !strings.Contains(md.SchemaString, "delta.typeChanges") && !strings.Contains(md.SchemaString, `"timestamp"`) {
 		return nil, false, nil
 	}
 	top, cols, err := logicalColumns(md, mode)
@@ -55,8 +56,8 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 	}
 	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md)}
 	widens := rn.Widens()
-	if mode == "" && !hidden && !widens {
-		return nil, false, nil // typeChanges only on partition columns
+	if mode == "" && !hidden && !widens && !instants(cols) {
+		return nil, false, nil // typeChanges or timestamps only on partition columns
 	}
 	// In id mode the stored names are whatever the writer chose: only
 	// reading the footer tells its size; a widened column changes it.
@@ -125,7 +126,7 @@ func column(t Type, widened bool) parquetview.Column {
 	case Map:
 		return parquetview.Column{Kind: parquetview.MapColumn, Children: []parquetview.Column{column(*t.Key, widened), column(*t.Value, widened)}}
 	}
-	c := parquetview.Column{Kind: parquetview.LeafColumn}
+	c := parquetview.Column{Kind: parquetview.LeafColumn, Instant: t.Primitive == "timestamp"}
 	if widened {
 		c.Type = leafType(t.Primitive)
 	}
@@ -152,6 +153,12 @@ func leafType(primitive string) *parquetview.LeafType {
 		return &parquetview.LeafType{Kind: parquetview.DecimalType, Precision: p, Scale: s}
 	}
 	return nil
+}
+
+// instants reports whether a column holds a Delta timestamp, which a file
+// may store as a local date-time (parquetview's Column.Instant).
+func instants(cols []parquetview.Column) bool {
+	return slices.ContainsFunc(cols, func(c parquetview.Column) bool { return c.Instant || instants(c.Children) })
 }
 
 // notLonger reports whether no field, at any depth, has a logical name

@@ -2,7 +2,10 @@ package layout
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 
 	"github.com/deltafs/deltafs/replay/action"
 )
@@ -62,6 +65,65 @@ func TestRenameOf(t *testing.T) {
 		}
 		if got != c.columns || sameSize != c.sameSize {
 			t.Errorf("%s: columns %q, same size %v; want %q, %v", c.name, got, sameSize, c.columns, c.sameSize)
+		}
+	}
+}
+
+// TestRenameOfTimestamps: a table with a timestamp column among those
+// the files store, at any depth, gets a Rename that reads it as an
+// instant, and its files keep their size; a timestamp_ntz, or a
+// timestamp partition column, does not.
+func TestRenameOfTimestamps(t *testing.T) {
+	field := func(name, typ string) string {
+		return fmt.Sprintf(`{"name":%q,"type":%s,"nullable":true,"metadata":{}}`, name, typ)
+	}
+	schema := func(fields ...string) string {
+		return `{"type":"struct","fields":[` + strings.Join(fields, ",") + `]}`
+	}
+	for _, c := range []struct {
+		name, schema, instants string // instants: the leaves read as instants; "": no Rename
+	}{
+		{"top level", schema(field("id", `"long"`), field("ts", `"timestamp"`)), "ts"},
+		{"in a struct, a list and a map", schema(field("s", `{"type":"struct","fields":[`+field("t", `"timestamp"`)+`]}`),
+			field("l", `{"type":"array","elementType":"timestamp","containsNull":true}`),
+			field("m", `{"type":"map","keyType":"string","valueType":"timestamp","valueContainsNull":true}`)), "s.t l.element m.value"},
+		{"timestamp_ntz", schema(field("id", `"long"`), field("ts", `"timestamp_ntz"`)), ""},
+		{"a timestamp partition column", schema(field("id", `"long"`), field("p", `"timestamp"`)), ""},
+		{"a column named timestamp", schema(field("timestamp", `"long"`)), ""},
+	} {
+		md := &action.Metadata{SchemaString: c.schema, PartitionColumns: []string{"p"}}
+		rn, sameSize, err := renameOf(md, &action.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"timestampNtz"}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		var walk func(cols []parquetview.Column, parent *parquetview.Column, prefix string)
+		walk = func(cols []parquetview.Column, parent *parquetview.Column, prefix string) {
+			for i, col := range cols {
+				name := col.Name // list elements and map entries have none
+				switch {
+				case parent != nil && parent.Kind == parquetview.ListColumn:
+					name = "element"
+				case parent != nil && parent.Kind == parquetview.MapColumn:
+					name = []string{"key", "value"}[i]
+				}
+				if prefix != "" {
+					name = prefix + "." + name
+				}
+				if col.Instant {
+					got = append(got, name)
+				}
+				walk(col.Children, &cols[i], name)
+			}
+		}
+		if rn != nil {
+			walk(rn.Columns, nil, "")
+			if !sameSize {
+				t.Errorf("%s: the files' size is not kept", c.name)
+			}
+		}
+		if strings.Join(got, " ") != c.instants || (rn == nil) != (c.instants == "") {
+			t.Errorf("%s: Rename %v reading %q as instants, want %q", c.name, rn != nil, strings.Join(got, " "), c.instants)
 		}
 	}
 }
