@@ -79,7 +79,10 @@ func newRoot(ctx context.Context, t Table, opts Options) *root {
 		mounted: time.Now(),
 	}
 	r.ctx, r.cancel = context.WithCancel(ctx)
-	r.files = serve.New(r.ctx, t, o.serveOptions())
+	so := o.serveOptions()
+	lf, ok := t.(LocalFiler)
+	so.FooterBlocks = !ok || !lf.HasLocalFiles()
+	r.files = serve.New(r.ctx, t, so)
 	r.latest = &latestNode{root: r}
 	r.versions = &versionsNode{root: r}
 	r.history = &historyNode{root: r}

@@ -79,12 +79,19 @@ func mountLayout(t testing.TB, location string, opts fs.Options, storeOpts ...bl
 func mountElsewhere(t testing.TB, location string, elsewhere []*blobstore.Store, opts fs.Options, storeOpts ...blobstore.Option) *liveMount {
 	t.Helper()
 	requireFUSE(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := blobstore.Open(ctx, location, storeOpts...)
+	st, err := blobstore.Open(context.Background(), location, storeOpts...)
 	if err != nil {
-		cancel()
 		t.Fatal(err)
 	}
+	return mountOpened(t, st, elsewhere, opts)
+}
+
+// mountOpened mounts the table at st, which it closes when unmounted.
+func mountOpened(t testing.TB, st *blobstore.Store, elsewhere []*blobstore.Store, opts fs.Options) *liveMount {
+	t.Helper()
+	requireFUSE(t)
+	location := st.Location()
+	ctx, cancel := context.WithCancel(context.Background())
 	tbl, err := versions.Open(ctx, st, versions.Options{})
 	if err != nil {
 		cancel()

@@ -1,11 +1,16 @@
 package tests
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltafs/deltafs/fs"
 	"github.com/deltafs/deltafs/tests/deltagen"
@@ -86,5 +91,51 @@ for f in ("local.parquet", "instants.parquet"):
 	}
 	if err != nil || string(out) != want {
 		t.Errorf("readers read:\n%s(%v)\nwant:\n%s", out, err, want)
+	}
+}
+
+// TestLocalTimestampsCostNoRequest: on remote storage, the footer that
+// tells whether a file stores local date-times is read as the block the
+// reader's own footer read then finds: a stat reads nothing, and the
+// first read of the footer, one GET, as for a table without timestamps.
+func TestLocalTimestampsCostNoRequest(t *testing.T) {
+	requireFUSE(t)
+	m := mountOpened(t, memStore(t, localTimesTable(t), 0), nil, fs.Options{RefreshInterval: -1})
+	latest := filepath.Join(m.dir, "latest")
+	if _, err := os.ReadDir(latest); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"local.parquet", "instants.parquet"} {
+		before := m.store.Counts()
+		info, err := os.Stat(filepath.Join(latest, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := m.store.Counts().Sub(before); d.Requests() != 0 {
+			t.Errorf("%s: a stat made %+v", name, d)
+		}
+		f, err := os.Open(filepath.Join(latest, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail := make([]byte, 64<<10)
+		_, err = f.ReadAt(tail, info.Size()-int64(len(tail)))
+		if d := m.store.Counts().Sub(before); err != nil || d.Gets != 1 {
+			t.Errorf("%s: reading its last 64 KiB made %d GETs (%v), want 1", name, d.Gets, err)
+		}
+		data, err := io.ReadAll(io.NewSectionReader(f, 0, info.Size()))
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, el := range pf.Metadata().Schema {
+			if ts, ok := el.LogicalType.Value.(*format.TimestampType); ok && !ts.IsAdjustedToUTC {
+				t.Errorf("%s: %s served as a local date-time", name, el.Name)
+			}
+		}
 	}
 }

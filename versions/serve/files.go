@@ -27,6 +27,12 @@ type Options struct {
 	// SpillDir is where large re-encoded row groups of views are spilled
 	// (unlinked temporary files). Default os.TempDir().
 	SpillDir string
+	// FooterBlocks has a view built for reading (Files.View) read the
+	// footer as blocks through the cache, where the reader's own footer
+	// read finds them: one round trip where it would be two, for
+	// storage a request crosses the network to. Files on local disk are
+	// better read by ranged reads (and, served as stored, passed through).
+	FooterBlocks bool
 }
 
 func (o Options) withDefaults() Options {

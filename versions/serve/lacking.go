@@ -15,7 +15,7 @@ func (fs *Files) Lacks(ctx context.Context, f *replay.File, rn *parquetview.Rena
 	if lacks, ok := fs.lacking.Get(key); ok {
 		return lacks, nil
 	}
-	cols, err := parquetview.Lacking(ctx, fs.stored(f), f.Size, rn)
+	cols, err := parquetview.Lacking(ctx, fs.stored(f, false), f.Size, rn)
 	if err != nil {
 		return false, err
 	}

@@ -12,9 +12,14 @@ import (
 func NeedsView(f *replay.File, rn *parquetview.Rename) bool { return f.DV != nil || rn != nil }
 
 // View returns the view of f with its columns renamed by rn (nil: as
-// stored), building it on first use (dvfilter.Views caches it).
+// stored), for reading it, building it on first use (dvfilter.Views
+// caches it).
 func (fs *Files) View(ctx context.Context, f *replay.File, rn *parquetview.Rename) (*parquetview.View, error) {
-	v, err := fs.views.get(ctx, f, rn, fs.stored(f))
+	return fs.view(ctx, f, rn, fs.stored(f, fs.opts.FooterBlocks))
+}
+
+func (fs *Files) view(ctx context.Context, f *replay.File, rn *parquetview.Rename, src parquetview.RangeReader) (*parquetview.View, error) {
+	v, err := fs.views.get(ctx, f, rn, src)
 	if err != nil {
 		return nil, err
 	}
@@ -22,21 +27,38 @@ func (fs *Files) View(ctx context.Context, f *replay.File, rn *parquetview.Renam
 	return v, nil
 }
 
-// stored reads the stored bytes of f for building its view: a file that
-// the first read of the build takes whole (parquetview.FooterTail) as
-// one block through the block cache, where the reads that follow find it;
-// a larger one with ranged reads of what the build needs (a stat may
-// build a view: it reads the footer, not a block).
-func (fs *Files) stored(f *replay.File) parquetview.RangeReader {
+// stored reads the stored bytes of f for building its view. A read that
+// the file's reader makes too goes through the block cache, where the
+// reader then finds it: a file that the build's first read takes whole
+// (parquetview.FooterTail), and, with tail, a read in the file's last two
+// blocks, where its footer lies. Other reads are ranged: a stat may build
+// a view, and it reads the footer, not blocks.
+func (fs *Files) stored(f *replay.File, tail bool) parquetview.RangeReader {
+	bs := fs.opts.BlockSize
+	from := int64(-1) // reads from here on go through the block cache
+	switch {
+	case f.Size <= min(parquetview.FooterTail, bs):
+		from = 0
+	case tail:
+		from = max((f.Size-1)/bs-1, 0) * bs
+	}
 	return parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
-		if f.Size > min(parquetview.FooterTail, fs.opts.BlockSize) || off < 0 || off > f.Size {
+		if from < 0 || off < from || off > f.Size {
 			return readOf(ctx, fs.st, f.Path, off, n, f.Size)
 		}
-		b, err := fs.block(ctx, f.Path, f.Size, 0)
-		if err != nil {
-			return nil, err
+		var out []byte
+		for i := off / bs; i*bs < min(off+n, f.Size); i++ {
+			b, err := fs.block(ctx, f.Path, f.Size, i)
+			if err != nil {
+				return nil, err
+			}
+			lo, hi := max(off-i*bs, 0), min(off+n-i*bs, int64(len(b)))
+			if out == nil && hi == off+n-i*bs {
+				return b[lo:hi], nil // the read lies in one block
+			}
+			out = append(out, b[lo:hi]...)
 		}
-		return b[off:min(off+n, int64(len(b)))], nil
+		return out, nil
 	})
 }
 
@@ -63,7 +85,7 @@ func (fs *Files) ServedSize(ctx context.Context, s Sized) (int64, error) {
 	if size, ok := fs.sizes.Get(viewKey(s.File, s.Rename)); ok {
 		return size, nil
 	}
-	v, err := fs.View(ctx, s.File, s.Rename)
+	v, err := fs.view(ctx, s.File, s.Rename, fs.stored(s.File, false))
 	if err != nil {
 		return 0, err
 	}
