@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -190,4 +193,74 @@ func chunkValues(t *testing.T, cc parquet.ColumnChunk) []parquet.Value {
 		}
 		parquet.Release(p)
 	}
+}
+
+// TestLogicalViewServesEverySharedTable: under the logical layout (the
+// default), every served file of every version of every readable shared
+// table reads whole, as many bytes as stat said, and opens as Parquet:
+// no view fails to build or changes size (renamed, filled, widened or
+// relabeled files, deletion vectors). A file whose stored object is
+// missing from this copy gives EIO, as does one whose deletion vector is.
+func TestLogicalViewServesEverySharedTable(t *testing.T) {
+	requireFUSE(t)
+	dir := TestdataDir(t)
+	var mu sync.Mutex
+	read := 0
+	for _, it := range LoadInventory(t, dir) {
+		if refusedAnywhere(it.Table) || len(it.Expects) == 0 {
+			continue
+		}
+		t.Run(it.Table, func(t *testing.T) {
+			t.Parallel()
+			tableDir := filepath.Join(dir, it.Table)
+			m := mountLayout(t, tableDir, fs.Options{RefreshInterval: -1})
+			for _, e := range it.Expects {
+				vdir := filepath.Join(m.dir, "v", strconv.FormatInt(e.Version, 10))
+				names, err := walkFiles(vdir)
+				if err != nil {
+					t.Fatalf("v%d: %v", e.Version, err)
+				}
+				for _, name := range names {
+					p := filepath.Join(vdir, filepath.FromSlash(name))
+					if !servesWhole(t, p, tableDir, it.MissingDVFiles > 0) {
+						continue
+					}
+					mu.Lock()
+					read++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	t.Cleanup(func() { t.Logf("%d served files read whole", read) })
+}
+
+// servesWhole reads the served file p whole and checks it against its
+// stat; false for a file that may not read (its stored object, or a
+// deletion vector, missing).
+func servesWhole(t *testing.T, p, tableDir string, vectorsMissing bool) bool {
+	t.Helper()
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Errorf("stat %s: %v", p, err)
+		return false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		stored, xerr := getxattrString(p, "user.delta.path")
+		if _, serr := os.Stat(filepath.Join(tableDir, filepath.FromSlash(stored))); xerr == nil && errors.Is(serr, iofs.ErrNotExist) || vectorsMissing {
+			return false // not in this copy
+		}
+		t.Errorf("read %s: %v", p, err)
+		return false
+	}
+	if int64(len(data)) != info.Size() {
+		t.Errorf("%s: read %d bytes, stat said %d", p, len(data), info.Size())
+	}
+	if strings.HasSuffix(p, ".parquet") {
+		if _, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Errorf("%s: served file is not Parquet: %v", p, err)
+		}
+	}
+	return true
 }

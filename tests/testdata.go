@@ -41,6 +41,7 @@ type InventoryTable struct {
 	PerVersion       []string `json:"per_version"`
 	LatestVersion    int64    `json:"latest_version"`
 	MissingDataFiles int      `json:"missing_data_files"`
+	MissingDVFiles   int      `json:"missing_dv_files"`
 	ColumnMapping    string   `json:"column_mapping"`
 	Expects          []Expect `json:"-"`
 }
