@@ -30,7 +30,7 @@ func mkLocalTimes(i int64) localTimes {
 
 // localTimeFile writes rows of localTimes whose int64 leaves but id are
 // timestamps, adjusted to UTC or not.
-func localTimeFile(t *testing.T, adjusted bool) []byte {
+func localTimeFile(t testing.TB, adjusted bool) []byte {
 	data := writeRowGroups(t, mkLocalTimes, []int{5, 3}, parquet.KeyValueMetadata("ARROW:schema", "cache"))
 	md := footerOf(t, data)
 	for i := range md.Schema {

@@ -261,7 +261,7 @@ func TestFillMissingFieldsByID(t *testing.T) {
 
 // withSchema returns the Parquet file data with its footer's schema
 // replaced by md's.
-func withSchema(t *testing.T, data []byte, md *format.FileMetaData) []byte {
+func withSchema(t testing.TB, data []byte, md *format.FileMetaData) []byte {
 	t.Helper()
 	_, dataEnd, err := readFooter(context.Background(), &bytesSource{data: data}, int64(len(data)))
 	if err != nil {

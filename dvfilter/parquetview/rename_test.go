@@ -118,7 +118,7 @@ func TestRenameHidesColumnsOutsideTheSchema(t *testing.T) {
 	}
 }
 
-func footerOf(t *testing.T, data []byte) *format.FileMetaData {
+func footerOf(t testing.TB, data []byte) *format.FileMetaData {
 	t.Helper()
 	md, _, err := readFooter(context.Background(), &bytesSource{data: data}, int64(len(data)))
 	if err != nil {

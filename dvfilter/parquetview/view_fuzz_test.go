@@ -31,12 +31,15 @@ func FuzzBuildView(f *testing.F) {
 	// lacking those grownLists adds inside its lists' and maps' structs.
 	f.Add(writeRowGroups(f, oldRow, []int{7, 5}), uint64(1), uint64(9), uint64(30))
 	f.Add(writeRowGroups(f, oldListRow, []int{9, 7}), uint64(2), uint64(8), uint64(15))
+	// Timestamps stored as local date-times, which instantTable relabels.
+	f.Add(localTimeFile(f, false), uint64(1), uint64(6), uint64(7))
 	f.Fuzz(func(t *testing.T, data []byte, a, b, c uint64) {
 		vec := dvfilter.NewVector(a%64, b%64, c)
 		src := &bytesSource{data: data}
 		checkBuilt(t, src, data, vec, BuildOptions{SpillDir: t.TempDir()})
-		// The same file served with fields filled inside its structs.
-		for _, rn := range []*Rename{grownStruct(), grownLists()} {
+		// The same file served with fields filled inside its structs, and
+		// with timestamps relabeled.
+		for _, rn := range []*Rename{grownStruct(), grownLists(), instantTable()} {
 			checkBuilt(t, src, data, vec, BuildOptions{SpillDir: t.TempDir(), Rename: rn})
 			if _, err := Lacking(context.Background(), src, int64(len(data)), rn); err != nil && !errors.Is(err, ErrParquet) && !isShortRead(err) {
 				t.Fatalf("Lacking: unclassified error: %v", err)
@@ -80,8 +83,9 @@ func isShortRead(err error) bool { return bytes.Contains([]byte(err.Error()), []
 // v1 or v2, one or several row groups, any rows deleted, and, when
 // rename, every column renamed (unless the top bit of pageBytes keeps the
 // names) and some dropped (column mapping), and leaves given wider types
-// (type widening: the high bits of drop pick them), and a column the file
-// lacks added (bit 62 of drop), served as nulls. The view must hold
+// (type widening: the high bits of drop pick them), a column the file
+// lacks added (bit 62 of drop), served as nulls, and longs stored as
+// local date-times, served as instants (bit 61). The view must hold
 // exactly the rows of the file the vector leaves, value for value
 // (converted where widened), of the columns kept, under their new names;
 // a view that changes nothing must be Unchanged, the file's bytes.
