@@ -270,8 +270,10 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	}
 	// Lines start with the time, then "deltafs: " (which the mount's own
 	// lines carry already).
-	logger := log.New(stderr, "", log.LstdFlags)
-	storeLogger := log.New(stderr, "deltafs: ", log.LstdFlags|log.Lmsgprefix)
+	logs := newLogSink(stderr)
+	defer logs.Close()
+	logger := log.New(logs, "", log.LstdFlags)
+	storeLogger := log.New(logs, "deltafs: ", log.LstdFlags|log.Lmsgprefix)
 	st, err := blobstore.Open(ctx, location, blobstore.WithLogf(storeLogger.Printf))
 	if err != nil {
 		return err
