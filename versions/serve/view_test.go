@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -141,6 +142,21 @@ func TestViewForReadingReadsFooterBlocks(t *testing.T) {
 		r.Close()
 		if st.reads.Load() != blocks {
 			t.Errorf("block size %d: the reader's footer read read again: %d reads in all", bs, st.reads.Load())
+		}
+		files.Close()
+	}
+}
+
+// TestViewOfATruncatedFile: a stored file shorter than its add action
+// says fails its view with a short read, its footer read as blocks too.
+func TestViewOfATruncatedFile(t *testing.T) {
+	st := newMemStorage(map[string]int{"f.parquet": 300 << 10})
+	for _, footerBlocks := range []bool{false, true} {
+		files := New(context.Background(), st, Options{BlockSize: 128 << 10, FooterBlocks: footerBlocks})
+		f := &replay.File{Path: "f.parquet", Size: 500 << 10}
+		_, err := files.View(context.Background(), f, &parquetview.Rename{Key: "k"})
+		if err == nil || !strings.Contains(err.Error(), "short read") {
+			t.Errorf("footer blocks %v: %v, want a short read", footerBlocks, err)
 		}
 		files.Close()
 	}
