@@ -18,6 +18,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/tests/deltagen"
 	"github.com/deltafs/deltafs/tests/servers"
@@ -176,6 +179,52 @@ func TestObjectStoreMount(t *testing.T) {
 					t.Errorf("read %s through the mount: %v", f.Path, err)
 				} else if !bytes.Equal(got, want) {
 					t.Errorf("%s through the mount: %d bytes differ from the source's %d", f.Path, len(got), len(want))
+				}
+			}
+			p.stop(t, syscall.SIGTERM)
+		})
+	}
+}
+
+// TestObjectStoreMountServesViews: the same through each server for a
+// table whose files are served as views (delta-rs's issue_1374: its
+// timestamps stored as local date-times, served as instants), their
+// footers read as the blocks the reads then find: each file reads whole,
+// in its stored size, as Parquet whose timestamps are instants.
+func TestObjectStoreMountServesViews(t *testing.T) {
+	requireFUSE(t)
+	bin := deltafsBin(t)
+	const table = "delta-rs/data/issue_1374"
+	src := filepath.Join(TestdataDir(t), table)
+	for _, name := range servers.All {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := servers.Start(t, name)
+			location := srv.Location("views/" + table)
+			uploadTable(t, openAt(t, location), src)
+			mp := t.TempDir()
+			p := startMount(t, bin, location, mp)
+			p.ready(t)
+			names, err := walkFiles(filepath.Join(mp, "latest"))
+			if err != nil || len(names) == 0 {
+				t.Fatalf("files %v: %v", names, err)
+			}
+			for _, n := range names {
+				stored, err := os.Stat(filepath.Join(src, filepath.FromSlash(n)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := os.ReadFile(filepath.Join(mp, "latest", filepath.FromSlash(n)))
+				if err != nil || int64(len(got)) != stored.Size() {
+					t.Fatalf("%s through the mount: %d bytes (%v), stored %d", n, len(got), err, stored.Size())
+				}
+				pf, err := parquet.OpenFile(bytes.NewReader(got), int64(len(got)))
+				if err != nil {
+					t.Fatalf("%s: %v", n, err)
+				}
+				ts, ok := pf.Metadata().Schema[1].LogicalType.Value.(*format.TimestampType)
+				if name := pf.Metadata().Schema[1].Name; !ok || !ts.IsAdjustedToUTC {
+					t.Errorf("%s: first column %s served as %v, want an instant", n, name, pf.Metadata().Schema[1].LogicalType)
 				}
 			}
 			p.stop(t, syscall.SIGTERM)
