@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/klauspost/compress/snappy"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+	"github.com/pierrec/lz4/v4"
 )
 
 // pageAt is one page of a column chunk, as its header describes it: where
@@ -22,7 +24,7 @@ type pageAt struct {
 // parquet-go sizes its buffers from those same headers: a corrupt or hostile
 // checkpoint then fails with an error instead of allocating gigabytes. It
 // returns the pages, which tell where a row group can be cut (rowparts.go).
-func checkPages(chunk []byte, repeated bool) ([]pageAt, error) {
+func checkPages(chunk []byte, repeated bool, codec format.CompressionCodec) ([]pageAt, error) {
 	r := bytes.NewReader(chunk)
 	var proto thrift.CompactProtocol
 	dec := thrift.NewDecoder(proto.NewReader(r))
@@ -45,6 +47,10 @@ func checkPages(chunk []byte, repeated bool) ([]pageAt, error) {
 		if n := pageValues(&h); n < 0 || n > 64*full+1<<20 {
 			return nil, fmt.Errorf("page of %d bytes claims %d values", full, n)
 		}
+		body := len(chunk) - r.Len()
+		if err := checkCodec(codec, &h, chunk[body:body+int(size)]); err != nil {
+			return nil, fmt.Errorf("page at byte %d: %w", start, err)
+		}
 		if _, err := r.Seek(size, 1); err != nil {
 			return nil, err
 		}
@@ -59,6 +65,7 @@ type chunkRange struct {
 	rg     int
 	col    *parquet.Column
 	off, n int64
+	codec  format.CompressionCodec
 }
 
 // chunkID names a column chunk: its row group and column indexes.
@@ -73,13 +80,42 @@ func checkChunks(sf *sparseFile, chunks []chunkRange) (map[chunkID][]pageAt, err
 		if !ok {
 			return nil, fmt.Errorf("column chunk at %d was not fetched", c.off)
 		}
-		p, err := checkPages(data, c.col.MaxRepetitionLevel() > 0)
+		p, err := checkPages(data, c.col.MaxRepetitionLevel() > 0, c.codec)
 		if err != nil {
 			return nil, fmt.Errorf("column chunk at %d: %w", c.off, err)
 		}
 		pages[chunkID{c.rg, c.col.Index()}] = p
 	}
 	return pages, nil
+}
+
+// checkCodec checks what parquet-go's decoders take on trust in a page
+// body: the length a Snappy block claims, which its decoder allocates,
+// and that an LZ4 block decodes, which its decoder retries with a buffer
+// twice as large, without end, while it fails.
+func checkCodec(codec format.CompressionCodec, h *format.PageHeader, body []byte) error {
+	full := int(h.UncompressedPageSize)
+	if v2 := h.DataPageHeaderV2; v2.Valid {
+		levels := int(v2.V.RepetitionLevelsByteLength) + int(v2.V.DefinitionLevelsByteLength)
+		if levels < 0 || levels > len(body) || levels > full {
+			return fmt.Errorf("levels of %d bytes in a page of %d", levels, len(body))
+		}
+		if c, ok := v2.V.IsCompressed.Get(); ok && !c {
+			return nil
+		}
+		body, full = body[levels:], full-levels
+	}
+	switch codec {
+	case format.Snappy:
+		if n, err := snappy.DecodedLen(body); err != nil || n != full {
+			return fmt.Errorf("snappy block claims %d bytes (%v), its page %d", n, err, full)
+		}
+	case format.Lz4Raw:
+		if n, err := lz4.UncompressBlock(body, make([]byte, full)); err != nil || n != full {
+			return fmt.Errorf("LZ4 block does not decode into its page's %d bytes (%d, %v)", full, n, err)
+		}
+	}
+	return nil
 }
 
 func pageValues(h *format.PageHeader) int64 {

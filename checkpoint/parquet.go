@@ -150,7 +150,7 @@ func chunkRanges(f *parquet.File, cols *columns, size int64) ([]chunkRange, erro
 			if md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxExpansion*n+1<<20 {
 				return nil, fmt.Errorf("row group %d: column %v claims %d bytes from %d", i, col.Path(), md.TotalUncompressedSize, n)
 			}
-			ranges = append(ranges, chunkRange{rg: i, col: col, off: start, n: n})
+			ranges = append(ranges, chunkRange{rg: i, col: col, off: start, n: n, codec: md.Codec})
 		}
 	}
 	return ranges, nil

@@ -113,7 +113,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 
 	v := &View{Deleted: int64(vec.Cardinality())}
 	b := &viewBuilder{v: v}
-	re := &reencoder{ctx: ctx, src: src, size: size, vec: vec, opts: opts, widen: widen}
+	re := &reencoder{ctx: ctx, src: src, size: size, dataEnd: dataEnd, vec: vec, opts: opts, widen: widen}
 	defer func() {
 		if err != nil && v.spill != nil {
 			v.spill.Close()

@@ -38,7 +38,7 @@ func pageLevels(h *format.PageHeader, body []byte, isV2 bool, codec compress.Cod
 		levels := body[:dl]
 		vals = body[dl:]
 		if c, ok := dh.IsCompressed.Get(); !ok || c {
-			if vals, err = codec.Decode(nil, vals); err != nil {
+			if vals, err = decompress(codec, vals, int64(h.UncompressedPageSize)-int64(dl)); err != nil {
 				return nil, nil, fmt.Errorf("decompress page: %v: %w", err, errNoSplice)
 			}
 		}
@@ -51,12 +51,9 @@ func pageLevels(h *format.PageHeader, body []byte, isV2 bool, codec compress.Cod
 	} else {
 		dh := h.DataPageHeader.V
 		entries = int(dh.NumValues)
-		data, err := codec.Decode(nil, body)
+		data, err := decompress(codec, body, int64(h.UncompressedPageSize))
 		if err != nil {
 			return nil, nil, fmt.Errorf("decompress page: %v: %w", err, errNoSplice)
-		}
-		if len(data) != int(h.UncompressedPageSize) {
-			return nil, nil, fmt.Errorf("page decompresses to %d bytes, header says %d: %w", len(data), h.UncompressedPageSize, errNoSplice)
 		}
 		if leaf.maxDef > 0 {
 			if dh.DefinitionLevelEncoding != format.RLE {

@@ -19,11 +19,12 @@ import (
 // opens the source with parquet-go once, on first need, reading it through
 // ranged reads; re-encoded row groups go to memory or to one spill file.
 type reencoder struct {
-	ctx  context.Context
-	src  RangeReader
-	size int64
-	vec  Rows
-	opts BuildOptions
+	ctx     context.Context
+	src     RangeReader
+	size    int64
+	dataEnd int64 // where the footer starts
+	vec     Rows
+	opts    BuildOptions
 	// widen, when set, converts the leaves it names (see widening); every
 	// row group is then re-encoded.
 	widen []*widening
@@ -122,6 +123,11 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 		// them out: the transient peak is about one compressed row group.
 		bw = bufio.NewWriterSize(io.NewOffsetWriter(re.spill, base), 1<<20)
 		w = bw
+	}
+	for j := range rg.Columns {
+		if err := checkChunkPages(re.ctx, re.src, &rg.Columns[j], re.dataEnd); err != nil {
+			return nil, err
+		}
 	}
 	n, err := re.copyRows(parquet.NewWriter(w, wopts...), pf.RowGroups()[i], first, rg.NumRows)
 	if err != nil {

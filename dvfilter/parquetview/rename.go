@@ -375,7 +375,7 @@ func renamedView(ctx context.Context, src RangeReader, md *format.FileMetaData, 
 	v := &View{Rows: rows, CopiedRowGroups: len(out.RowGroups)}
 	b := &viewBuilder{v: v}
 	b.add(segment{n: dataEnd, src: 0})
-	re := &reencoder{ctx: ctx, src: src, size: size}
+	re := &reencoder{ctx: ctx, src: src, size: size, dataEnd: dataEnd}
 	ls := &levelSource{ctx: ctx, src: src, md: md, dataEnd: dataEnd, open: re.open}
 	if err := fillColumns(b, &out, fl, rn.ByID, ls); err != nil {
 		return nil, err

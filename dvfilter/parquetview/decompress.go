@@ -1,0 +1,117 @@
+package parquetview
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/klauspost/compress/snappy"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/format"
+	"github.com/pierrec/lz4/v4"
+)
+
+// A page body is decompressed into exactly the size its header gives,
+// checked first against what the stored bytes can hold. parquet-go's own
+// decoders trust the data: its LZ4 decoder doubles its buffer for as long
+// as a block fails to decode, so a corrupt LZ4 page took all memory, and
+// a Snappy block allocates the length it claims up front. Pages parquet-go
+// itself will read are checked here first (checkChunkPages).
+
+// maxExpansion bounds how many times larger than stored a page may claim
+// to be: beyond what real codecs reach on real pages.
+const maxExpansion = 1000
+
+// decompress returns the page body src, stored with codec, decompressed
+// into size bytes.
+func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
+	if err := checkCompressed(codec.CompressionCodec(), src, int64(len(src)), size); err != nil {
+		return nil, err
+	}
+	if codec.CompressionCodec() == format.Lz4Raw {
+		dst := make([]byte, size)
+		_, err := lz4.UncompressBlock(src, dst) // checked above: it fits
+		return dst, err
+	}
+	out, err := codec.Decode(make([]byte, size), src)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(out)) != size {
+		return nil, fmt.Errorf("page decompresses to %d bytes, its header says %d", len(out), size)
+	}
+	return out, nil
+}
+
+// checkCompressed checks that a page body of stored bytes, stored with
+// codec, can decompress into size bytes without a decoder allocating
+// more: size is within maxExpansion of the stored bytes, a Snappy block
+// claims no more (src: at least its first bytes), an LZ4 block decodes
+// into exactly size bytes (src: all of it).
+func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int64) error {
+	if size < 0 || size > maxExpansion*stored+1<<20 {
+		return fmt.Errorf("page of %d bytes claims %d bytes decompressed: %w", stored, size, ErrParquet)
+	}
+	switch codec {
+	case format.Snappy:
+		if n, err := snappy.DecodedLen(src); err != nil || int64(n) != size {
+			return fmt.Errorf("Snappy block of %d bytes claims %d bytes (%v), its page header %d: %w", stored, n, err, size, ErrParquet)
+		}
+	case format.Lz4Raw:
+		if n, err := lz4.UncompressBlock(src, make([]byte, size)); err != nil || int64(n) != size {
+			return fmt.Errorf("LZ4 block of %d bytes does not decode into its page's %d bytes (%d, %v): %w", stored, size, n, err, ErrParquet)
+		}
+	}
+	return nil
+}
+
+// checkChunkPages checks every page of a column chunk as decompress
+// would, before parquet-go decodes them with its own decoders, which
+// size their buffers from the page headers. It reads the page headers,
+// the start of a Snappy page (the length it claims) and the whole of an
+// LZ4 page.
+func checkChunkPages(ctx context.Context, src RangeReader, cc *format.ColumnChunk, dataEnd int64) error {
+	start, end, err := chunkRange(cc, dataEnd)
+	if err != nil {
+		return err
+	}
+	codec := cc.MetaData.Codec
+	for off := start; off < end; {
+		h, hlen, err := readPageHeader(ctx, src, off, end)
+		if err != nil {
+			return fmt.Errorf("%v: %w", err, ErrParquet)
+		}
+		size, full := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
+		if size < 0 || off+hlen+size > end {
+			return fmt.Errorf("page at %d overruns its chunk: %w", off, ErrParquet)
+		}
+		body := off + hlen // where the compressed bytes start
+		off = body + size
+		if h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid {
+			v2 := h.DataPageHeaderV2.V
+			levels := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
+			if levels < 0 || levels > size || levels > full {
+				return fmt.Errorf("v2 page at %d: levels of %d bytes in %d: %w", body, levels, size, ErrParquet)
+			}
+			if c, ok := v2.IsCompressed.Get(); ok && !c {
+				continue
+			}
+			body, size, full = body+levels, size-levels, full-levels
+		}
+		read := int64(0)
+		switch codec {
+		case format.Snappy:
+			read = min(size, binary.MaxVarintLen32) // the length it claims
+		case format.Lz4Raw:
+			read = size
+		}
+		b, err := readFull(ctx, src, body, read)
+		if err != nil {
+			return err
+		}
+		if err := checkCompressed(codec, b, size, full); err != nil {
+			return err
+		}
+	}
+	return nil
+}
