@@ -3,15 +3,15 @@ package checkpoint
 import (
 	"bytes"
 	"context"
-	"hash/crc32"
+	"encoding/binary"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
-	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
 // memStorage serves one object from memory.
@@ -111,55 +111,10 @@ func TestColumnOfAnotherKindIsRefused(t *testing.T) {
 	}
 }
 
-// corruptFirstPage overwrites the compressed bytes of the first page of
-// the file's first column chunk with one byte repeated, and gives the page header
-// the checksum of the new body (a checksum is optional: a hostile file
-// has a right one or none).
-func corruptFirstPage(t *testing.T, data []byte) []byte {
-	t.Helper()
-	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := f.Metadata().RowGroups[0].Columns[0].MetaData
-	start := md.DataPageOffset
-	if d := md.DictionaryPageOffset; d > 0 && d < start {
-		start = d
-	}
-	r := bytes.NewReader(data[start:])
-	var h format.PageHeader
-	if err := thrift.NewDecoder(new(thrift.CompactProtocol).NewReader(r)).Decode(&h); err != nil {
-		t.Fatal(err)
-	}
-	hlen := len(data[start:]) - r.Len()
-	for fill := 0xff; fill > 0; fill-- { // until the checksum encodes in as many bytes
-		out := bytes.Clone(data)
-		body := out[int(start)+hlen : int(start)+hlen+int(h.CompressedPageSize)]
-		levels := 0 // a v2 page's levels are not compressed: left as they are
-		if v2 := h.DataPageHeaderV2; v2.Valid {
-			levels = int(v2.V.RepetitionLevelsByteLength + v2.V.DefinitionLevelsByteLength)
-		}
-		for i := levels; i < len(body); i++ {
-			body[i] = byte(fill)
-		}
-		h.CRC = int32(crc32.ChecksumIEEE(body))
-		header, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(header) == hlen {
-			copy(out[start:], header)
-			return out
-		}
-	}
-	t.Fatal("no corruption keeps the page header's length")
-	return nil
-}
-
 // A page whose compressed bytes do not decode is refused: parquet-go's
 // LZ4 decoder retried such a block with ever larger buffers until memory
-// ran out (found by FuzzBuildView), and its Snappy decoder allocates the
-// length a block claims.
+// ran out (found by FuzzBuildView), and its Snappy and zstd decoders
+// allocate the length a block or frame claims.
 func TestCorruptCompressedPagesAreRefused(t *testing.T) {
 	type add struct {
 		Path string `parquet:"path"`
@@ -168,23 +123,31 @@ func TestCorruptCompressedPagesAreRefused(t *testing.T) {
 	type row struct {
 		Add *add `parquet:"add,optional"`
 	}
-	for _, codec := range []compress.Codec{&parquet.Lz4Raw, &parquet.Snappy} {
+	// A zstd frame claiming 32 GiB, which its decoder would allocate.
+	zstdFrame := binary.LittleEndian.AppendUint64([]byte{0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x00}, 32<<30)
+	for _, c := range []struct {
+		codec  compress.Codec
+		prefix []byte
+	}{{&parquet.Lz4Raw, nil}, {&parquet.Snappy, nil}, {&parquet.Zstd, zstdFrame}} {
 		var buf bytes.Buffer
-		w := parquet.NewGenericWriter[row](&buf, parquet.Compression(codec))
+		w := parquet.NewGenericWriter[row](&buf, parquet.Compression(c.codec))
 		for i := range 200 {
 			w.Write([]row{{Add: &add{Path: strings.Repeat("p", i%40) + ".parquet", Size: int64(i)}}})
 		}
 		w.Close()
-		data := corruptFirstPage(t, buf.Bytes())
+		data, err := deltagen.CorruptFirstPage(buf.Bytes(), c.prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, err := Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t"})
+		_, err = Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t"})
 		runtime.ReadMemStats(&after)
-		if err == nil || !strings.Contains(err.Error(), "block") {
-			t.Errorf("%s: %v, want the corrupt page refused", codec, err)
+		if err == nil || !strings.Contains(err.Error(), "claims") && !strings.Contains(err.Error(), "does not decode") {
+			t.Errorf("%s: %v, want the corrupt page refused", c.codec, err)
 		}
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
-			t.Errorf("%s: reading a %d-byte file allocated %d bytes", codec, len(data), grew)
+			t.Errorf("%s: reading a %d-byte file allocated %d bytes", c.codec, len(data), grew)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -90,9 +91,9 @@ func checkChunks(sf *sparseFile, chunks []chunkRange) (map[chunkID][]pageAt, err
 }
 
 // checkCodec checks what parquet-go's decoders take on trust in a page
-// body: the length a Snappy block claims, which its decoder allocates,
-// and that an LZ4 block decodes, which its decoder retries with a buffer
-// twice as large, without end, while it fails.
+// body: the length a Snappy block or a zstd frame claims, which they
+// allocate, and that an LZ4 block decodes, which its decoder retries
+// with a buffer twice as large, without end, while it fails.
 func checkCodec(codec format.CompressionCodec, h *format.PageHeader, body []byte) error {
 	full := int(h.UncompressedPageSize)
 	if v2 := h.DataPageHeaderV2; v2.Valid {
@@ -113,6 +114,11 @@ func checkCodec(codec format.CompressionCodec, h *format.PageHeader, body []byte
 	case format.Lz4Raw:
 		if n, err := lz4.UncompressBlock(body, make([]byte, full)); err != nil || n != full {
 			return fmt.Errorf("LZ4 block does not decode into its page's %d bytes (%d, %v)", full, n, err)
+		}
+	case format.Zstd: // (only the first frame of a page of several is checked)
+		var zh zstd.Header
+		if err := zh.Decode(body); err == nil && zh.HasFCS && zh.FrameContentSize > uint64(full) {
+			return fmt.Errorf("zstd frame claims %d bytes, its page %d", zh.FrameContentSize, full)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/pierrec/lz4/v4"
@@ -15,7 +16,7 @@ import (
 // checked first against what the stored bytes can hold. parquet-go's own
 // decoders trust the data: its LZ4 decoder doubles its buffer for as long
 // as a block fails to decode, so a corrupt LZ4 page took all memory, and
-// a Snappy block allocates the length it claims up front. Pages parquet-go
+// a Snappy block, or a zstd frame, allocates the length it claims up front. Pages parquet-go
 // itself will read are checked here first (checkChunkPages).
 
 // maxExpansion bounds how many times larger than stored a page may claim
@@ -46,8 +47,9 @@ func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
 // checkCompressed checks that a page body of stored bytes, stored with
 // codec, can decompress into size bytes without a decoder allocating
 // more: size is within maxExpansion of the stored bytes, a Snappy block
-// claims no more (src: at least its first bytes), an LZ4 block decodes
-// into exactly size bytes (src: all of it).
+// claims exactly size and a zstd frame no more (src: at least their first
+// bytes), an LZ4 block decodes into exactly size bytes (src: all of it).
+// (A zstd page of several frames has only its first checked.)
 func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int64) error {
 	if size < 0 || size > maxExpansion*stored+1<<20 {
 		return fmt.Errorf("page of %d bytes claims %d bytes decompressed: %w", stored, size, ErrParquet)
@@ -61,6 +63,11 @@ func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int
 		if n, err := lz4.UncompressBlock(src, make([]byte, size)); err != nil || int64(n) != size {
 			return fmt.Errorf("LZ4 block of %d bytes does not decode into its page's %d bytes (%d, %v): %w", stored, size, n, err, ErrParquet)
 		}
+	case format.Zstd:
+		var h zstd.Header
+		if err := h.Decode(src); err == nil && h.HasFCS && h.FrameContentSize > uint64(size) {
+			return fmt.Errorf("zstd frame claims %d bytes, its page %d: %w", h.FrameContentSize, size, ErrParquet)
+		}
 	}
 	return nil
 }
@@ -68,8 +75,8 @@ func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int
 // checkChunkPages checks every page of a column chunk as decompress
 // would, before parquet-go decodes them with its own decoders, which
 // size their buffers from the page headers. It reads the page headers,
-// the start of a Snappy page (the length it claims) and the whole of an
-// LZ4 page.
+// the start of a Snappy or zstd page (the length it claims) and the whole
+// of an LZ4 page.
 func checkChunkPages(ctx context.Context, src RangeReader, cc *format.ColumnChunk, dataEnd int64) error {
 	start, end, err := chunkRange(cc, dataEnd)
 	if err != nil {
@@ -102,6 +109,8 @@ func checkChunkPages(ctx context.Context, src RangeReader, cc *format.ColumnChun
 		switch codec {
 		case format.Snappy:
 			read = min(size, binary.MaxVarintLen32) // the length it claims
+		case format.Zstd:
+			read = min(size, zstd.HeaderMaxSize) // the frame's
 		case format.Lz4Raw:
 			read = size
 		}

@@ -1,0 +1,46 @@
+package parquetview
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+
+	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// TestCorruptCompressedPages: the view of a file whose first page does
+// not decode, with a row deleted from it (its row group spliced, or
+// re-encoded by parquet-go, or its levels read), fails with ErrParquet
+// and bounded memory: parquet-go's LZ4 decoder retried such a block with
+// ever larger buffers until memory ran out (FuzzBuildView found it), its
+// Snappy and zstd decoders allocate what a block or frame claims.
+func TestCorruptCompressedPages(t *testing.T) {
+	zstdFrame := binary.LittleEndian.AppendUint64([]byte{0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x00}, 32<<30)
+	for _, c := range []struct {
+		codec  compress.Codec
+		prefix []byte
+	}{{&parquet.Lz4Raw, nil}, {&parquet.Snappy, nil}, {&parquet.Zstd, zstdFrame}} {
+		for _, rn := range []*Rename{nil, wideRename()} { // widened: every row group re-encoded by parquet-go
+			data, err := deltagen.CorruptFirstPage(writeRowGroups(t, mkNarrow, []int{300}, parquet.Compression(c.codec)), c.prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err = Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(3), BuildOptions{Rename: rn, SpillDir: t.TempDir()})
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, ErrParquet) {
+				t.Errorf("%s, widened %v: %v, want ErrParquet", c.codec, rn != nil, err)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+				t.Errorf("%s, widened %v: the build allocated %d bytes", c.codec, rn != nil, grew)
+			}
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package deltagen
+
+import (
+	"bytes"
+	"errors"
+	"hash/crc32"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// CorruptFirstPage returns a copy of a Parquet file whose first page of
+// its first column chunk has its compressed bytes overwritten: prefix,
+// then one byte repeated. The page header gets the checksum of the new
+// bytes (a hostile file has a right one, or none), in as many bytes as
+// the old one.
+func CorruptFirstPage(data, prefix []byte) ([]byte, error) {
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	md := f.Metadata().RowGroups[0].Columns[0].MetaData
+	start := md.DataPageOffset
+	if d := md.DictionaryPageOffset; d > 0 && d < start {
+		start = d
+	}
+	r := bytes.NewReader(data[start:])
+	var h format.PageHeader
+	if err := thrift.NewDecoder(new(thrift.CompactProtocol).NewReader(r)).Decode(&h); err != nil {
+		return nil, err
+	}
+	hlen := len(data[start:]) - r.Len()
+	levels := 0 // a v2 page's levels are not compressed: left as they are
+	if v2 := h.DataPageHeaderV2; v2.Valid {
+		levels = int(v2.V.RepetitionLevelsByteLength + v2.V.DefinitionLevelsByteLength)
+	}
+	for fill := 0xff; fill > 0; fill-- { // until the checksum encodes in as many bytes
+		out := bytes.Clone(data)
+		body := out[int(start)+hlen : int(start)+hlen+int(h.CompressedPageSize)]
+		for i := levels; i < len(body); i++ {
+			body[i] = byte(fill)
+		}
+		copy(body[levels:], prefix)
+		h.CRC = int32(crc32.ChecksumIEEE(body))
+		header, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+		if err != nil {
+			return nil, err
+		}
+		if len(header) == hlen {
+			copy(out[start:], header)
+			return out, nil
+		}
+	}
+	return nil, errors.New("no corruption keeps the page header's length")
+}
