@@ -26,13 +26,9 @@ const maxExpansion = 1000
 // decompress returns the page body src, stored with codec, decompressed
 // into size bytes.
 func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
-	if err := checkCompressed(codec.CompressionCodec(), src, int64(len(src)), size); err != nil {
-		return nil, err
-	}
-	if codec.CompressionCodec() == format.Lz4Raw {
-		dst := make([]byte, size)
-		_, err := lz4.UncompressBlock(src, dst) // checked above: it fits
-		return dst, err
+	decoded, err := checkCompressed(codec.CompressionCodec(), src, int64(len(src)), size)
+	if err != nil || decoded != nil {
+		return decoded, err
 	}
 	out, err := codec.Decode(make([]byte, size), src)
 	if err != nil {
@@ -49,27 +45,30 @@ func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
 // more: size is within maxExpansion of the stored bytes, a Snappy block
 // claims exactly size and a zstd frame no more (src: at least their first
 // bytes), an LZ4 block decodes into exactly size bytes (src: all of it).
-// (A zstd page of several frames has only its first checked.)
-func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int64) error {
+// (A zstd page of several frames has only its first checked.) It returns
+// the decoded LZ4 block, nil for the other codecs.
+func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int64) ([]byte, error) {
 	if size < 0 || size > maxExpansion*stored+1<<20 {
-		return fmt.Errorf("page of %d bytes claims %d bytes decompressed: %w", stored, size, ErrParquet)
+		return nil, fmt.Errorf("page of %d bytes claims %d bytes decompressed: %w", stored, size, ErrParquet)
 	}
 	switch codec {
 	case format.Snappy:
 		if n, err := snappy.DecodedLen(src); err != nil || int64(n) != size {
-			return fmt.Errorf("Snappy block of %d bytes claims %d bytes (%v), its page header %d: %w", stored, n, err, size, ErrParquet)
+			return nil, fmt.Errorf("Snappy block of %d bytes claims %d bytes (%v), its page header %d: %w", stored, n, err, size, ErrParquet)
 		}
 	case format.Lz4Raw:
-		if n, err := lz4.UncompressBlock(src, make([]byte, size)); err != nil || int64(n) != size {
-			return fmt.Errorf("LZ4 block of %d bytes does not decode into its page's %d bytes (%d, %v): %w", stored, size, n, err, ErrParquet)
+		dst := make([]byte, size)
+		if n, err := lz4.UncompressBlock(src, dst); err != nil || int64(n) != size {
+			return nil, fmt.Errorf("LZ4 block of %d bytes does not decode into its page's %d bytes (%d, %v): %w", stored, size, n, err, ErrParquet)
 		}
+		return dst, nil
 	case format.Zstd:
 		var h zstd.Header
 		if err := h.Decode(src); err == nil && h.HasFCS && h.FrameContentSize > uint64(size) {
-			return fmt.Errorf("zstd frame claims %d bytes, its page %d: %w", h.FrameContentSize, size, ErrParquet)
+			return nil, fmt.Errorf("zstd frame claims %d bytes, its page %d: %w", h.FrameContentSize, size, ErrParquet)
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // checkChunkPages checks every page of a column chunk as decompress
@@ -118,7 +117,7 @@ func checkChunkPages(ctx context.Context, src RangeReader, cc *format.ColumnChun
 		if err != nil {
 			return err
 		}
-		if err := checkCompressed(codec, b, size, full); err != nil {
+		if _, err := checkCompressed(codec, b, size, full); err != nil {
 			return err
 		}
 	}
