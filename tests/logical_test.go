@@ -199,8 +199,10 @@ func chunkValues(t *testing.T, cc parquet.ColumnChunk) []parquet.Value {
 // default), every served file of every version of every readable shared
 // table reads whole, as many bytes as stat said, and opens as Parquet:
 // no view fails to build or changes size (renamed, filled, widened or
-// relabeled files, deletion vectors). A file whose stored object is
-// missing from this copy gives EIO, as does one whose deletion vector is.
+// relabeled files, deletion vectors), and the only timestamps served as
+// local date-times are the schema's timestamp_ntz. A file whose stored
+// object is missing from this copy gives EIO, as does one whose deletion
+// vector is.
 func TestLogicalViewServesEverySharedTable(t *testing.T) {
 	requireFUSE(t)
 	dir := TestdataDir(t)
@@ -220,10 +222,17 @@ func TestLogicalViewServesEverySharedTable(t *testing.T) {
 				if err != nil {
 					t.Fatalf("v%d: %v", e.Version, err)
 				}
+				local := localTimeNames(t, m, e.Version)
 				for _, name := range names {
 					p := filepath.Join(vdir, filepath.FromSlash(name))
-					if !servesWhole(t, p, tableDir, it.MissingDVFiles > 0) {
+					pf := servesWhole(t, p, tableDir, it.MissingDVFiles > 0)
+					if pf == nil {
 						continue
+					}
+					for _, el := range pf.Metadata().Schema {
+						if ts, ok := el.LogicalType.Value.(*format.TimestampType); ok && !ts.IsAdjustedToUTC && local != nil && !local[el.Name] {
+							t.Errorf("%s: %s served as a local date-time; the table's schema has no timestamp_ntz of that name", p, el.Name)
+						}
 					}
 					mu.Lock()
 					read++
@@ -236,31 +245,65 @@ func TestLogicalViewServesEverySharedTable(t *testing.T) {
 }
 
 // servesWhole reads the served file p whole and checks it against its
-// stat; false for a file that may not read (its stored object, or a
-// deletion vector, missing).
-func servesWhole(t *testing.T, p, tableDir string, vectorsMissing bool) bool {
+// stat, and returns it opened as Parquet; nil for a file that may not
+// read (its stored object, or a deletion vector, missing), or that is
+// not Parquet.
+func servesWhole(t *testing.T, p, tableDir string, vectorsMissing bool) *parquet.File {
 	t.Helper()
 	info, err := os.Stat(p)
 	if err != nil {
 		t.Errorf("stat %s: %v", p, err)
-		return false
+		return nil
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		stored, xerr := getxattrString(p, "user.delta.path")
-		if _, serr := os.Stat(filepath.Join(tableDir, filepath.FromSlash(stored))); xerr == nil && errors.Is(serr, iofs.ErrNotExist) || vectorsMissing {
-			return false // not in this copy
+		if _, serr := os.Stat(filepath.Join(tableDir, filepath.FromSlash(stored))); !(xerr == nil && errors.Is(serr, iofs.ErrNotExist) || vectorsMissing) {
+			t.Errorf("read %s: %v", p, err)
 		}
-		t.Errorf("read %s: %v", p, err)
-		return false
+		return nil // or not in this copy
 	}
 	if int64(len(data)) != info.Size() {
 		t.Errorf("%s: read %d bytes, stat said %d", p, len(data), info.Size())
 	}
-	if strings.HasSuffix(p, ".parquet") {
-		if _, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data))); err != nil {
-			t.Errorf("%s: served file is not Parquet: %v", p, err)
+	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil && strings.HasSuffix(p, ".parquet") {
+		t.Errorf("%s: served file is not Parquet: %v", p, err)
+	}
+	return pf
+}
+
+// localTimeNames are the names of the timestamp_ntz fields of a version's
+// schema, at any depth: the only timestamps served as local date-times
+// (nil for a version without a schema, whose files are served as stored).
+func localTimeNames(t *testing.T, m *liveMount, version int64) map[string]bool {
+	t.Helper()
+	snap, err := m.table.Snapshot(context.Background(), version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields, err := layout.ParseSchema(snap.Metadata.SchemaString)
+	if err != nil {
+		return nil // no schema: the files are served as stored
+	}
+	names := map[string]bool{}
+	var walk func(name string, ty layout.Type)
+	walk = func(name string, ty layout.Type) {
+		switch ty.Kind {
+		case layout.Struct:
+			for _, f := range ty.Fields {
+				walk(f.Name, f.Type)
+			}
+		case layout.Array:
+			walk("element", *ty.Element)
+		case layout.Map:
+			walk("key", *ty.Key)
+			walk("value", *ty.Value)
+		}
+		if ty.Primitive == "timestamp_ntz" {
+			names[name] = true
 		}
 	}
-	return true
+	walk("", layout.Type{Kind: layout.Struct, Fields: fields})
+	return names
 }
