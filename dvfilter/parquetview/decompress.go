@@ -16,12 +16,15 @@ import (
 // checked first against what the stored bytes can hold. parquet-go's own
 // decoders trust the data: its LZ4 decoder doubles its buffer for as long
 // as a block fails to decode, so a corrupt LZ4 page took all memory, and
-// a Snappy block, or a zstd frame, allocates the length it claims up front. Pages parquet-go
-// itself will read are checked here first (checkChunkPages).
+// a Snappy block or a zstd frame allocates the length it claims up front.
+// Pages parquet-go itself will read are checked here first
+// (checkChunkPages).
 
 // maxExpansion bounds how many times larger than stored a page may claim
-// to be: beyond what real codecs reach on real pages.
-const maxExpansion = 1000
+// to be: as much as a zstd block can expand (an RLE block gives 128 KiB
+// from 4 bytes), which a page of one value repeated, without dictionary,
+// reaches; the other codecs expand less.
+const maxExpansion = 1 << 15
 
 // decompress returns the page body src, stored with codec, decompressed
 // into size bytes.
