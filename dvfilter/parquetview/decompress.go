@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
@@ -33,6 +34,9 @@ func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
 	if err != nil || decoded != nil {
 		return decoded, err
 	}
+	if codec.CompressionCodec() == format.Zstd {
+		return decodeZstd(src, size) // bounded, whatever its frames say
+	}
 	out, err := codec.Decode(make([]byte, size), src)
 	if err != nil {
 		return nil, err
@@ -47,9 +51,9 @@ func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
 // codec, can decompress into size bytes without a decoder allocating
 // more: size is within maxExpansion of the stored bytes, a Snappy block
 // claims exactly size and a zstd frame no more (src: at least their first
-// bytes), an LZ4 block decodes into exactly size bytes (src: all of it).
-// (A zstd page of several frames has only its first checked.) It returns
-// the decoded LZ4 block, nil for the other codecs.
+// bytes), an LZ4 block, or a zstd frame that gives no size, decodes into
+// exactly size bytes (src: all of it). (A zstd page of several frames has
+// only its first looked at.) It returns the page it decoded, if it did.
 func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int64) ([]byte, error) {
 	if size < 0 || size > maxExpansion*stored+1<<20 {
 		return nil, fmt.Errorf("page of %d bytes claims %d bytes decompressed: %w", stored, size, ErrParquet)
@@ -67,18 +71,45 @@ func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int
 		return dst, nil
 	case format.Zstd:
 		var h zstd.Header
-		if err := h.Decode(src); err == nil && h.HasFCS && h.FrameContentSize > uint64(size) {
-			return nil, fmt.Errorf("zstd frame claims %d bytes, its page %d: %w", h.FrameContentSize, size, ErrParquet)
+		if err := h.Decode(src); err != nil {
+			return nil, fmt.Errorf("zstd page of %d bytes: %v: %w", stored, err, ErrParquet)
 		}
+		if h.HasFCS {
+			if h.FrameContentSize > uint64(size) {
+				return nil, fmt.Errorf("zstd frame claims %d bytes, its page %d: %w", h.FrameContentSize, size, ErrParquet)
+			}
+			return nil, nil // the decoder stops where a frame outgrows its claim
+		}
+		return decodeZstd(src, size) // a frame that does not say: decoded, up to size
 	}
 	return nil, nil
+}
+
+// zstdPages decodes zstd pages into at most the room given (DecodeAll is
+// safe for concurrent use).
+var zstdPages = sync.OnceValues(func() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true))
+})
+
+// decodeZstd decodes a zstd page of size bytes, refusing one that
+// decodes to more, or less.
+func decodeZstd(src []byte, size int64) ([]byte, error) {
+	d, err := zstdPages()
+	if err != nil {
+		return nil, err
+	}
+	out, err := d.DecodeAll(src, make([]byte, 0, size))
+	if err != nil || int64(len(out)) != size {
+		return nil, fmt.Errorf("zstd page does not decode into its %d bytes (%d, %v): %w", size, len(out), err, ErrParquet)
+	}
+	return out, nil
 }
 
 // checkChunkPages checks every page of a column chunk as decompress
 // would, before parquet-go decodes them with its own decoders, which
 // size their buffers from the page headers. It reads the page headers,
 // the start of a Snappy or zstd page (the length it claims) and the whole
-// of an LZ4 page.
+// of an LZ4 page, or of a zstd page whose frame does not say its length.
 func checkChunkPages(ctx context.Context, src RangeReader, cc *format.ColumnChunk, dataEnd int64) error {
 	start, end, err := chunkRange(cc, dataEnd)
 	if err != nil {
@@ -119,6 +150,12 @@ func checkChunkPages(ctx context.Context, src RangeReader, cc *format.ColumnChun
 		b, err := readFull(ctx, src, body, read)
 		if err != nil {
 			return err
+		}
+		var zh zstd.Header
+		if codec == format.Zstd && zh.Decode(b) == nil && !zh.HasFCS {
+			if b, err = readFull(ctx, src, body, size); err != nil { // decoded whole: it does not say its size
+				return err
+			}
 		}
 		if _, err := checkCompressed(codec, b, size, full); err != nil {
 			return err

@@ -1,12 +1,14 @@
 package parquetview
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"runtime"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 
@@ -60,5 +62,41 @@ func TestLargeRepetitivePages(t *testing.T) {
 	}
 	if v.Rows != rows-1 {
 		t.Errorf("view of %d rows, want %d", v.Rows, rows-1)
+	}
+}
+
+// TestZstdPageWithoutSize: a zstd frame that does not give its content
+// size (streaming encoders write such frames) is decoded into no more
+// than its page's size: one holding 128 MiB of zeros in a page that says
+// less is refused, spliced or re-encoded by parquet-go (widened), without
+// the 128 MiB (about 0.75 GB were allocated before).
+func TestZstdPageWithoutSize(t *testing.T) {
+	var bomb bytes.Buffer
+	zw, err := zstd.NewWriter(&bomb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(make([]byte, 128<<20))
+	zw.Close()
+	var h zstd.Header
+	if err := h.Decode(bomb.Bytes()); err != nil || h.HasFCS {
+		t.Fatalf("the frame says its size (%v): %v", h.HasFCS, err)
+	}
+	for _, rn := range []*Rename{nil, wideRename()} { // widened: every row group re-encoded by parquet-go
+		plain := writeRowGroups(t, mkNarrow, []int{30000}, parquet.Compression(&parquet.Zstd))
+		data, err := deltagen.CorruptFirstPage(plain, bomb.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(3), BuildOptions{Rename: rn, SpillDir: t.TempDir()})
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, ErrParquet) {
+			t.Errorf("widened %v: %v, want ErrParquet", rn != nil, err)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+			t.Errorf("widened %v: the build allocated %d bytes", rn != nil, grew)
+		}
 	}
 }
