@@ -70,19 +70,22 @@ func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int
 		}
 		return dst, nil
 	case format.Zstd:
-		var h zstd.Header
-		if err := h.Decode(src); err != nil {
-			return nil, fmt.Errorf("zstd page of %d bytes: %v: %w", stored, err, ErrParquet)
-		}
-		if h.HasFCS {
+		if h, ok := zstdHeader(src); ok && h.HasFCS {
 			if h.FrameContentSize > uint64(size) {
 				return nil, fmt.Errorf("zstd frame claims %d bytes, its page %d: %w", h.FrameContentSize, size, ErrParquet)
 			}
 			return nil, nil // the decoder stops where a frame outgrows its claim
 		}
-		return decodeZstd(src, size) // a frame that does not say: decoded, up to size
+		return decodeZstd(src, size) // a frame that does not say (or no frame): decoded, up to size
 	}
 	return nil, nil
+}
+
+// zstdHeader is the header of a zstd page's first frame, if it has one
+// (an empty page has none).
+func zstdHeader(src []byte) (zstd.Header, bool) {
+	var h zstd.Header
+	return h, h.Decode(src) == nil
 }
 
 // zstdPages decodes zstd pages into at most the room given (DecodeAll is
@@ -151,8 +154,7 @@ func checkChunkPages(ctx context.Context, src RangeReader, cc *format.ColumnChun
 		if err != nil {
 			return err
 		}
-		var zh zstd.Header
-		if codec == format.Zstd && zh.Decode(b) == nil && !zh.HasFCS {
+		if h, ok := zstdHeader(b); codec == format.Zstd && !(ok && h.HasFCS) {
 			if b, err = readFull(ctx, src, body, size); err != nil { // decoded whole: it does not say its size
 				return err
 			}

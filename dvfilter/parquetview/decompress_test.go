@@ -100,3 +100,16 @@ func TestZstdPageWithoutSize(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyZstdPage: a page of no bytes (a v2 page's values when every
+// value is null, as some writers store them) decodes to nothing, not an
+// error: it has no frame header to read.
+func TestEmptyZstdPage(t *testing.T) {
+	out, err := decompress(&parquet.Zstd, nil, 0)
+	if err != nil || len(out) != 0 {
+		t.Errorf("%d bytes, %v; want none", len(out), err)
+	}
+	if _, err := decompress(&parquet.Zstd, nil, 10); !errors.Is(err, ErrParquet) {
+		t.Errorf("no bytes for a page of 10: %v, want ErrParquet", err)
+	}
+}
