@@ -8,6 +8,7 @@ import (
 
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/pierrec/lz4/v4"
@@ -113,12 +114,28 @@ func decodeZstd(src []byte, size int64) ([]byte, error) {
 // size their buffers from the page headers. It reads the page headers,
 // the start of a Snappy or zstd page (the length it claims) and the whole
 // of an LZ4 page, or of a zstd page whose frame does not say its length.
-func checkChunkPages(ctx context.Context, src RangeReader, cc *format.ColumnChunk, dataEnd int64) error {
-	start, end, err := chunkRange(cc, dataEnd)
-	if err != nil {
+func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, rg, col int, dataEnd int64) error {
+	md := pf.Metadata()
+	if rg >= len(md.RowGroups) || col >= len(md.RowGroups[rg].Columns) {
+		return fmt.Errorf("no column chunk %d in row group %d: %w", col, rg, ErrParquet)
+	}
+	cc := &md.RowGroups[rg].Columns[col]
+	if _, _, err := chunkRange(cc, dataEnd); err != nil {
 		return err
 	}
-	codec := cc.MetaData.Codec
+	// The pages parquet-go reads: from the dictionary page's offset when
+	// there is one, wherever it lies.
+	start := cc.MetaData.DataPageOffset
+	if d := cc.MetaData.DictionaryPageOffset; d != 0 {
+		start = d
+	}
+	end := start + cc.MetaData.TotalCompressedSize
+	if start < int64(len(magic)) || end > dataEnd || end < start {
+		return fmt.Errorf("column chunk at [%d, %d) lies outside the column data [4, %d): %w", start, end, dataEnd, ErrParquet)
+	}
+	// parquet-go decodes every row group's pages of a column with the
+	// codec of the first row group's chunk, whatever the others say.
+	codec := md.RowGroups[0].Columns[col].MetaData.Codec
 	for off := start; off < end; {
 		h, hlen, err := readPageHeader(ctx, src, off, end)
 		if err != nil {

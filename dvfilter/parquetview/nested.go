@@ -221,11 +221,11 @@ func (ls *levelSource) chunkLevels(i, j int) (reps, defs []byte, err error) {
 		// Levels encoded as this decoder does not read them (BIT_PACKED,
 		// say): parquet-go reads them.
 	}
-	if err := checkChunkPages(ls.ctx, ls.src, &rg.Columns[j], ls.dataEnd); err != nil {
-		return nil, nil, err
-	}
 	pf, err := ls.open()
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkChunkPages(ls.ctx, ls.src, pf, i, j, ls.dataEnd); err != nil {
 		return nil, nil, err
 	}
 	return pageLevelsOf(ls.ctx, pf.RowGroups()[i].ColumnChunks()[j], rg.NumRows, repeated)

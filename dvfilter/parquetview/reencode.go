@@ -125,7 +125,7 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 		w = bw
 	}
 	for j := range rg.Columns {
-		if err := checkChunkPages(re.ctx, re.src, &rg.Columns[j], re.dataEnd); err != nil {
+		if err := checkChunkPages(re.ctx, re.src, pf, i, j, re.dataEnd); err != nil {
 			return nil, err
 		}
 	}
