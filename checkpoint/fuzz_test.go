@@ -27,19 +27,22 @@ func (m memStorage) ReadRange(ctx context.Context, key string, off, n int64) ([]
 	return m[off:end], nil
 }
 
+// addRow is a checkpoint row holding only a small add action.
+type addRow struct {
+	Add *smallAdd `parquet:"add,optional"`
+}
+
+type smallAdd struct {
+	Path string `parquet:"path"`
+	Size int64  `parquet:"size"`
+}
+
 // FuzzReadParquet feeds arbitrary bytes to the checkpoint reader as a
 // Parquet checkpoint: it must return an error or a result, never panic.
 func FuzzReadParquet(f *testing.F) {
-	type add struct {
-		Path string `parquet:"path"`
-		Size int64  `parquet:"size"`
-	}
-	type row struct {
-		Add *add `parquet:"add,optional"`
-	}
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[row](&buf)
-	w.Write([]row{{Add: &add{Path: "a.parquet", Size: 1}}, {}, {Add: &add{Path: "b%20c.parquet", Size: 2}}})
+	w := parquet.NewGenericWriter[addRow](&buf)
+	w.Write([]addRow{{Add: &smallAdd{Path: "a.parquet", Size: 1}}, {}, {Add: &smallAdd{Path: "b%20c.parquet", Size: 2}}})
 	w.Close()
 	f.Add(buf.Bytes())
 	f.Add([]byte("PAR1PAR1"))
@@ -116,13 +119,6 @@ func TestColumnOfAnotherKindIsRefused(t *testing.T) {
 // ran out (found by FuzzBuildView), and its Snappy and zstd decoders
 // allocate the length a block or frame claims.
 func TestCorruptCompressedPagesAreRefused(t *testing.T) {
-	type add struct {
-		Path string `parquet:"path"`
-		Size int64  `parquet:"size"`
-	}
-	type row struct {
-		Add *add `parquet:"add,optional"`
-	}
 	// A zstd frame claiming 32 GiB, which its decoder would allocate.
 	zstdFrame := binary.LittleEndian.AppendUint64([]byte{0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x00}, 32<<30)
 	for _, c := range []struct {
@@ -130,9 +126,9 @@ func TestCorruptCompressedPagesAreRefused(t *testing.T) {
 		prefix []byte
 	}{{&parquet.Lz4Raw, nil}, {&parquet.Snappy, nil}, {&parquet.Zstd, zstdFrame}} {
 		var buf bytes.Buffer
-		w := parquet.NewGenericWriter[row](&buf, parquet.Compression(c.codec))
+		w := parquet.NewGenericWriter[addRow](&buf, parquet.Compression(c.codec))
 		for i := range 200 {
-			w.Write([]row{{Add: &add{Path: strings.Repeat("p", i%40) + ".parquet", Size: int64(i)}}})
+			w.Write([]addRow{{Add: &smallAdd{Path: strings.Repeat("p", i%40) + ".parquet", Size: int64(i)}}})
 		}
 		w.Close()
 		data, err := deltagen.CorruptFirstPage(buf.Bytes(), c.prefix)

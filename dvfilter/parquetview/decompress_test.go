@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -33,17 +34,24 @@ func TestCorruptCompressedPages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			_, err = Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(3), BuildOptions{Rename: rn, SpillDir: t.TempDir()})
-			runtime.ReadMemStats(&after)
-			if !errors.Is(err, ErrParquet) {
-				t.Errorf("%s, widened %v: %v, want ErrParquet", c.codec, rn != nil, err)
-			}
-			if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
-				t.Errorf("%s, widened %v: the build allocated %d bytes", c.codec, rn != nil, grew)
-			}
+			checkRefused(t, fmt.Sprintf("%s, widened %v", c.codec, rn != nil), data, rn)
 		}
+	}
+}
+
+// checkRefused builds the view of data with a row deleted: it must fail
+// with ErrParquet, having allocated less than 64 MiB.
+func checkRefused(t *testing.T, what string, data []byte, rn *Rename) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(3), BuildOptions{Rename: rn, SpillDir: t.TempDir()})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrParquet) {
+		t.Errorf("%s: %v, want ErrParquet", what, err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("%s: the build allocated %d bytes", what, grew)
 	}
 }
 
@@ -88,16 +96,7 @@ func TestZstdPageWithoutSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		_, err = Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(3), BuildOptions{Rename: rn, SpillDir: t.TempDir()})
-		runtime.ReadMemStats(&after)
-		if !errors.Is(err, ErrParquet) {
-			t.Errorf("widened %v: %v, want ErrParquet", rn != nil, err)
-		}
-		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
-			t.Errorf("widened %v: the build allocated %d bytes", rn != nil, grew)
-		}
+		checkRefused(t, fmt.Sprintf("widened %v", rn != nil), data, rn)
 	}
 }
 
