@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -124,11 +126,14 @@ func TestCorruptCompressedPagesAreRefused(t *testing.T) {
 	for _, c := range []struct {
 		codec  compress.Codec
 		prefix []byte
-	}{{&parquet.Lz4Raw, nil}, {&parquet.Snappy, nil}, {&parquet.Zstd, zstdFrame}} {
+	}{
+		{&parquet.Lz4Raw, nil}, {&parquet.Snappy, nil}, {&parquet.Zstd, zstdFrame},
+		{&parquet.Zstd, deltagen.ZstdBomb(2048)}, // 256 MiB in 8 KiB, in a frame that does not say
+	} {
 		var buf bytes.Buffer
 		w := parquet.NewGenericWriter[addRow](&buf, parquet.Compression(c.codec))
-		for i := range 200 {
-			w.Write([]addRow{{Add: &smallAdd{Path: strings.Repeat("p", i%40) + ".parquet", Size: int64(i)}}})
+		for i := range 3000 { // paths that compress to more than the bomb
+			w.Write([]addRow{{Add: &smallAdd{Path: fmt.Sprintf("%016x.parquet", rand.Uint64()), Size: int64(i)}}})
 		}
 		w.Close()
 		data, err := deltagen.CorruptFirstPage(buf.Bytes(), c.prefix)

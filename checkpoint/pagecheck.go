@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/klauspost/compress/snappy"
-	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
-	"github.com/pierrec/lz4/v4"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // pageAt is one page of a column chunk, as its header describes it: where
@@ -90,10 +89,9 @@ func checkChunks(sf *sparseFile, chunks []chunkRange) (map[chunkID][]pageAt, err
 	return pages, nil
 }
 
-// checkCodec checks what parquet-go's decoders take on trust in a page
-// body: the length a Snappy block or a zstd frame claims, which they
-// allocate, and that an LZ4 block decodes, which its decoder retries
-// with a buffer twice as large, without end, while it fails.
+// checkCodec checks a page body with pagecodec: what parquet-go's
+// decoders take on trust (the length a Snappy block or a zstd frame
+// claims, that an LZ4 block decodes, what zstd blocks can give).
 func checkCodec(codec format.CompressionCodec, h *format.PageHeader, body []byte) error {
 	full := int(h.UncompressedPageSize)
 	if v2 := h.DataPageHeaderV2; v2.Valid {
@@ -106,22 +104,8 @@ func checkCodec(codec format.CompressionCodec, h *format.PageHeader, body []byte
 		}
 		body, full = body[levels:], full-levels
 	}
-	switch codec {
-	case format.Snappy:
-		if n, err := snappy.DecodedLen(body); err != nil || n != full {
-			return fmt.Errorf("snappy block claims %d bytes (%v), its page %d", n, err, full)
-		}
-	case format.Lz4Raw:
-		if n, err := lz4.UncompressBlock(body, make([]byte, full)); err != nil || n != full {
-			return fmt.Errorf("LZ4 block does not decode into its page's %d bytes (%d, %v)", full, n, err)
-		}
-	case format.Zstd: // (only the first frame of a page of several is checked)
-		var zh zstd.Header
-		if err := zh.Decode(body); err == nil && zh.HasFCS && zh.FrameContentSize > uint64(full) {
-			return fmt.Errorf("zstd frame claims %d bytes, its page %d", zh.FrameContentSize, full)
-		}
-	}
-	return nil
+	_, err := pagecodec.Check(codec, body, int64(full))
+	return err
 }
 
 func pageValues(h *format.PageHeader) int64 {

@@ -4,23 +4,18 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"sync"
 
-	"github.com/klauspost/compress/snappy"
-	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
-	"github.com/pierrec/lz4/v4"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // A page body is decompressed into exactly the size its header gives,
-// checked first against what the stored bytes can hold. parquet-go's own
-// decoders trust the data: its LZ4 decoder doubles its buffer for as long
-// as a block fails to decode, so a corrupt LZ4 page took all memory, and
-// a Snappy block or a zstd frame allocates the length it claims up front.
-// Pages parquet-go itself will read are checked here first
-// (checkChunkPages).
+// checked first against what the stored bytes can hold (pagecodec: what
+// parquet-go's own decoders would take on trust). Pages parquet-go itself
+// will read are checked here first (checkChunkPages).
 
 // maxExpansion bounds how many times larger than stored a page may claim
 // to be: as much as a zstd block can expand (an RLE block gives 128 KiB
@@ -31,12 +26,19 @@ const maxExpansion = 1 << 15
 // decompress returns the page body src, stored with codec, decompressed
 // into size bytes.
 func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
+	if codec.CompressionCodec() == format.Zstd {
+		if err := checkExpansion(int64(len(src)), size); err != nil {
+			return nil, err
+		}
+		out, err := pagecodec.DecodeZstd(src, size) // bounded, whatever its frames say
+		if err != nil {
+			return nil, fmt.Errorf("%v: %w", err, ErrParquet)
+		}
+		return out, nil
+	}
 	decoded, err := checkCompressed(codec.CompressionCodec(), src, int64(len(src)), size)
 	if err != nil || decoded != nil {
 		return decoded, err
-	}
-	if codec.CompressionCodec() == format.Zstd {
-		return decodeZstd(src, size) // bounded, whatever its frames say
 	}
 	out, err := codec.Decode(make([]byte, size), src)
 	if err != nil {
@@ -50,70 +52,32 @@ func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
 
 // checkCompressed checks that a page body of stored bytes, stored with
 // codec, can decompress into size bytes without a decoder allocating
-// more: size is within maxExpansion of the stored bytes, a Snappy block
-// claims exactly size and a zstd frame no more (src: at least their first
-// bytes), an LZ4 block, or a zstd frame that gives no size, decodes into
-// exactly size bytes (src: all of it). (A zstd page of several frames has
-// only its first looked at.) It returns the page it decoded, if it did.
+// more: size is within maxExpansion of the stored bytes, and pagecodec
+// finds the body sound (src: the first bytes of a Snappy page, all of
+// the others). It returns the page it decoded, if it did.
 func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int64) ([]byte, error) {
-	if size < 0 || size > maxExpansion*stored+1<<20 {
-		return nil, fmt.Errorf("page of %d bytes claims %d bytes decompressed: %w", stored, size, ErrParquet)
-	}
-	switch codec {
-	case format.Snappy:
-		if n, err := snappy.DecodedLen(src); err != nil || int64(n) != size {
-			return nil, fmt.Errorf("Snappy block of %d bytes claims %d bytes (%v), its page header %d: %w", stored, n, err, size, ErrParquet)
-		}
-	case format.Lz4Raw:
-		dst := make([]byte, size)
-		if n, err := lz4.UncompressBlock(src, dst); err != nil || int64(n) != size {
-			return nil, fmt.Errorf("LZ4 block of %d bytes does not decode into its page's %d bytes (%d, %v): %w", stored, size, n, err, ErrParquet)
-		}
-		return dst, nil
-	case format.Zstd:
-		if h, ok := zstdHeader(src); ok && h.HasFCS {
-			if h.FrameContentSize > uint64(size) {
-				return nil, fmt.Errorf("zstd frame claims %d bytes, its page %d: %w", h.FrameContentSize, size, ErrParquet)
-			}
-			return nil, nil // the decoder stops where a frame outgrows its claim
-		}
-		return decodeZstd(src, size) // a frame that does not say (or no frame): decoded, up to size
-	}
-	return nil, nil
-}
-
-// zstdHeader is the header of a zstd page's first frame, if it has one
-// (an empty page has none).
-func zstdHeader(src []byte) (zstd.Header, bool) {
-	var h zstd.Header
-	return h, h.Decode(src) == nil
-}
-
-// zstdPages decodes zstd pages into at most the room given (DecodeAll is
-// safe for concurrent use).
-var zstdPages = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true))
-})
-
-// decodeZstd decodes a zstd page of size bytes, refusing one that
-// decodes to more, or less.
-func decodeZstd(src []byte, size int64) ([]byte, error) {
-	d, err := zstdPages()
-	if err != nil {
+	if err := checkExpansion(stored, size); err != nil {
 		return nil, err
 	}
-	out, err := d.DecodeAll(src, make([]byte, 0, size))
-	if err != nil || int64(len(out)) != size {
-		return nil, fmt.Errorf("zstd page does not decode into its %d bytes (%d, %v): %w", size, len(out), err, ErrParquet)
+	decoded, err := pagecodec.Check(codec, src, size)
+	if err != nil {
+		return nil, fmt.Errorf("page of %d bytes: %v: %w", stored, err, ErrParquet)
 	}
-	return out, nil
+	return decoded, nil
+}
+
+func checkExpansion(stored, size int64) error {
+	if size < 0 || size > maxExpansion*stored+1<<20 {
+		return fmt.Errorf("page of %d bytes claims %d bytes decompressed: %w", stored, size, ErrParquet)
+	}
+	return nil
 }
 
 // checkChunkPages checks every page of a column chunk as decompress
 // would, before parquet-go decodes them with its own decoders, which
 // size their buffers from the page headers. It reads the page headers,
-// the start of a Snappy or zstd page (the length it claims) and the whole
-// of an LZ4 page, or of a zstd page whose frame does not say its length.
+// the start of a Snappy page (the length it claims) and the whole of an
+// LZ4 or zstd page.
 func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, rg, col int, dataEnd int64) error {
 	md := pf.Metadata()
 	if rg >= len(md.RowGroups) || col >= len(md.RowGroups[rg].Columns) {
@@ -162,19 +126,12 @@ func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, rg,
 		switch codec {
 		case format.Snappy:
 			read = min(size, binary.MaxVarintLen32) // the length it claims
-		case format.Zstd:
-			read = min(size, zstd.HeaderMaxSize) // the frame's
-		case format.Lz4Raw:
-			read = size
+		case format.Zstd, format.Lz4Raw:
+			read = size // a zstd page's every frame and block header; an LZ4 page decoded
 		}
 		b, err := readFull(ctx, src, body, read)
 		if err != nil {
 			return err
-		}
-		if h, ok := zstdHeader(b); codec == format.Zstd && !(ok && h.HasFCS) {
-			if b, err = readFull(ctx, src, body, size); err != nil { // decoded whole: it does not say its size
-				return err
-			}
 		}
 		if _, err := checkCompressed(codec, b, size, full); err != nil {
 			return err

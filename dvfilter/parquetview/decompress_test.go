@@ -77,7 +77,8 @@ func TestLargeRepetitivePages(t *testing.T) {
 // size (streaming encoders write such frames) is decoded into no more
 // than its page's size: one holding 128 MiB of zeros in a page that says
 // less is refused, spliced or re-encoded by parquet-go (widened), without
-// the 128 MiB (about 0.75 GB were allocated before).
+// the 128 MiB (about 0.75 GB were allocated before), and so is one after
+// a frame that gives its size.
 func TestZstdPageWithoutSize(t *testing.T) {
 	var bomb bytes.Buffer
 	zw, err := zstd.NewWriter(&bomb)
@@ -90,13 +91,19 @@ func TestZstdPageWithoutSize(t *testing.T) {
 	if err := h.Decode(bomb.Bytes()); err != nil || h.HasFCS {
 		t.Fatalf("the frame says its size (%v): %v", h.HasFCS, err)
 	}
-	for _, rn := range []*Rename{nil, wideRename()} { // widened: every row group re-encoded by parquet-go
-		plain := writeRowGroups(t, mkNarrow, []int{30000}, parquet.Compression(&parquet.Zstd))
-		data, err := deltagen.CorruptFirstPage(plain, bomb.Bytes())
-		if err != nil {
-			t.Fatal(err)
+	sized := zw.EncodeAll([]byte("a frame that gives its size"), nil)
+	for name, body := range map[string][]byte{
+		"one frame":         bomb.Bytes(),
+		"after a sized one": append(sized, deltagen.ZstdBomb(2048)...),
+	} {
+		for _, rn := range []*Rename{nil, wideRename()} { // widened: every row group re-encoded by parquet-go
+			plain := writeRowGroups(t, mkNarrow, []int{30000}, parquet.Compression(&parquet.Zstd))
+			data, err := deltagen.CorruptFirstPage(plain, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRefused(t, fmt.Sprintf("%s, widened %v", name, rn != nil), data, rn)
 		}
-		checkRefused(t, fmt.Sprintf("widened %v", rn != nil), data, rn)
 	}
 }
 

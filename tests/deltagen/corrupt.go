@@ -54,3 +54,17 @@ func CorruptFirstPage(data, prefix []byte) ([]byte, error) {
 	}
 	return nil, errors.New("no corruption keeps the page header's length")
 }
+
+// ZstdBomb is a zstd frame that gives no content size, made of RLE
+// blocks of 128 KiB each (4 bytes a block): it decodes to blocks×128 KiB.
+func ZstdBomb(blocks int) []byte {
+	f := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38} // magic; no content size; a 128 KiB window
+	for i := range blocks {
+		h := uint32(1<<1 | 128<<10<<3) // an RLE block of 128 KiB
+		if i == blocks-1 {
+			h |= 1 // the last
+		}
+		f = append(f, byte(h), byte(h>>8), byte(h>>16), 0)
+	}
+	return f
+}

@@ -1,0 +1,14 @@
+// Package pagecodec checks the compressed body of a Parquet page before
+// parquet-go decodes it, and decodes zstd pages into no more than the
+// room their header gives.
+//
+// parquet-go's decoders trust what a page says. Its LZ4 decoder doubles
+// its buffer for as long as a block fails to decode, without end; its
+// Snappy decoder allocates the length a block claims; its zstd decoder
+// allocates what a frame claims and, for a frame that does not say, grows
+// with whatever the frame's blocks give (an RLE block gives 128 KiB from
+// 4 bytes). One corrupt or hostile page could take all memory. Both
+// readers of Parquet, the checkpoint reader and parquetview, check every
+// page parquet-go will decode with Check; the package imports nothing of
+// deltafs.
+package pagecodec
