@@ -104,7 +104,7 @@ func checkCodec(codec format.CompressionCodec, h *format.PageHeader, body []byte
 		}
 		body, full = body[levels:], full-levels
 	}
-	_, err := pagecodec.Check(codec, body, int64(full))
+	_, err := pagecodec.Check(codec, body, int64(len(body)), int64(full))
 	return err
 }
 

@@ -17,18 +17,12 @@ import (
 // parquet-go's own decoders would take on trust). Pages parquet-go itself
 // will read are checked here first (checkChunkPages).
 
-// maxExpansion bounds how many times larger than stored a page may claim
-// to be: as much as a zstd block can expand (an RLE block gives 128 KiB
-// from 4 bytes), which a page of one value repeated, without dictionary,
-// reaches; the other codecs expand less.
-const maxExpansion = 1 << 15
-
 // decompress returns the page body src, stored with codec, decompressed
 // into size bytes.
 func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
 	if codec.CompressionCodec() == format.Zstd {
-		if err := checkExpansion(int64(len(src)), size); err != nil {
-			return nil, err
+		if limit := pagecodec.MaxDecoded(format.Zstd, int64(len(src))); size < 0 || size > limit {
+			return nil, fmt.Errorf("zstd page of %d bytes claims %d bytes decompressed: %w", len(src), size, ErrParquet)
 		}
 		out, err := pagecodec.DecodeZstd(src, size) // bounded, whatever its frames say
 		if err != nil {
@@ -50,27 +44,16 @@ func decompress(codec compress.Codec, src []byte, size int64) ([]byte, error) {
 	return out, nil
 }
 
-// checkCompressed checks that a page body of stored bytes, stored with
-// codec, can decompress into size bytes without a decoder allocating
-// more: size is within maxExpansion of the stored bytes, and pagecodec
-// finds the body sound (src: the first bytes of a Snappy page, all of
-// the others). It returns the page it decoded, if it did.
+// checkCompressed is pagecodec.Check, its error wrapping ErrParquet: a
+// page body of stored bytes (src: the first bytes of a Snappy page, all
+// of the others) can decompress into size bytes without a decoder
+// allocating more. It returns the page it decoded, if it did.
 func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int64) ([]byte, error) {
-	if err := checkExpansion(stored, size); err != nil {
-		return nil, err
-	}
-	decoded, err := pagecodec.Check(codec, src, size)
+	decoded, err := pagecodec.Check(codec, src, stored, size)
 	if err != nil {
-		return nil, fmt.Errorf("page of %d bytes: %v: %w", stored, err, ErrParquet)
+		return nil, fmt.Errorf("%v: %w", err, ErrParquet)
 	}
 	return decoded, nil
-}
-
-func checkExpansion(stored, size int64) error {
-	if size < 0 || size > maxExpansion*stored+1<<20 {
-		return fmt.Errorf("page of %d bytes claims %d bytes decompressed: %w", stored, size, ErrParquet)
-	}
-	return nil
 }
 
 // checkChunkPages checks every page of a column chunk as decompress

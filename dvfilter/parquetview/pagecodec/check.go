@@ -13,17 +13,41 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
+// MaxDecoded is the most a page of stored bytes compressed with codec
+// can decode to, and so the most its header may claim: what the codec's
+// densest element gives (a Snappy copy 64 bytes from 3, an LZ4 match 255
+// bytes a length byte, DEFLATE 258 bytes from about 2 bits, a zstd RLE
+// block 128 KiB from 4 bytes), and a few bytes for a tiny page. Brotli
+// can expand further (600,000 times, 64 MiB of zeros): it is held to
+// zstd's figure, as is a codec parquet-go cannot decode.
+func MaxDecoded(codec format.CompressionCodec, stored int64) int64 {
+	ratio := int64(zstdBlockMax / 4)
+	switch codec {
+	case format.Uncompressed:
+		ratio = 1
+	case format.Snappy:
+		ratio = 22
+	case format.Lz4Raw:
+		ratio = 256
+	case format.Gzip:
+		ratio = 1033
+	}
+	return ratio*max(stored, 0) + 64
+}
+
 // Check checks that body, the compressed bytes of a page stored with
-// codec, decompresses into full bytes without parquet-go's decoder
-// allocating much more: a Snappy block claims exactly full (body: its
-// first bytes are enough), an LZ4 block decodes into exactly full, and
-// zstd frames can give at most one block more than full (ZstdBound), or
-// decode into full. It returns the page decoded when checking it took
-// decoding it, nil otherwise. A Brotli stream is decoded, without being
-// kept, up to one byte past full. How large full may be against the
-// stored bytes is the caller's rule (gzip expands about 1000 times at
-// most, and is not checked here).
-func Check(codec format.CompressionCodec, body []byte, full int64) ([]byte, error) {
+// codec, stored bytes long, decompresses into full bytes without
+// parquet-go's decoder allocating much more: full is no more than
+// MaxDecoded, a Snappy block claims exactly full (body: its first bytes
+// are enough; of the others, all of it), an LZ4 block decodes into
+// exactly full, and zstd frames can give at most one block more than full
+// (ZstdBound), or decode into full. A Brotli stream is decoded, without
+// being kept, up to one byte past full. It returns the page decoded when
+// checking it took decoding it, nil otherwise.
+func Check(codec format.CompressionCodec, body []byte, stored, full int64) ([]byte, error) {
+	if limit := MaxDecoded(codec, stored); full < 0 || full > limit {
+		return nil, fmt.Errorf("%s page of %d bytes claims %d bytes decompressed (at most %d)", codec, stored, full, limit)
+	}
 	switch codec {
 	case format.Snappy:
 		if n, err := snappy.DecodedLen(body); err != nil || int64(n) != full {

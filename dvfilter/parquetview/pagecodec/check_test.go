@@ -10,6 +10,8 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/pierrec/lz4/v4"
 
@@ -57,7 +59,7 @@ func TestHonestZstdPagesNeedNoDecode(t *testing.T) {
 			if !ok || n < uint64(len(page)) || n > uint64(len(page))+zstdBlockMax {
 				t.Errorf("%s, %s: bound %d (%v) for %d bytes", name, how, n, ok, len(page))
 			}
-			decoded, err := Check(format.Zstd, body, int64(len(page)))
+			decoded, err := Check(format.Zstd, body, int64(len(body)), int64(len(page)))
 			if err != nil || decoded != nil {
 				t.Errorf("%s, %s: %v, decoded %v", name, how, err, decoded != nil)
 			}
@@ -70,11 +72,11 @@ func TestHonestZstdPagesNeedNoDecode(t *testing.T) {
 func TestZstdPagesOfSeveralFrames(t *testing.T) {
 	a, b := []byte(strings.Repeat("first ", 1000)), []byte(strings.Repeat("second ", 1000))
 	body := append(streamed(t, a), streamed(t, b)...)
-	decoded, err := Check(format.Zstd, body, int64(len(a)+len(b)))
+	decoded, err := Check(format.Zstd, body, int64(len(body)), int64(len(a)+len(b)))
 	if err != nil || string(decoded) != string(a)+string(b) {
 		t.Errorf("%d bytes decoded, %v", len(decoded), err)
 	}
-	if _, err := Check(format.Zstd, body, int64(len(a)+len(b)-1)); err == nil {
+	if _, err := Check(format.Zstd, body, int64(len(body)), int64(len(a)+len(b)-1)); err == nil {
 		t.Error("a page one byte shorter than its frames accepted")
 	}
 }
@@ -102,7 +104,7 @@ func TestBombsAreRefused(t *testing.T) {
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, err := Check(c.codec, c.body, 1<<20)
+		_, err := Check(c.codec, c.body, int64(len(c.body)), 100_000)
 		runtime.ReadMemStats(&after)
 		if err == nil {
 			t.Errorf("%s: accepted", c.name)
@@ -130,11 +132,30 @@ func TestSnappyLZ4AndBrotliClaims(t *testing.T) {
 		codec format.CompressionCodec
 		body  []byte
 	}{{format.Snappy, s}, {format.Lz4Raw, l}, {format.Brotli, br.Bytes()}} {
-		if _, err := Check(c.codec, c.body, int64(len(page))); err != nil {
+		if _, err := Check(c.codec, c.body, int64(len(c.body)), int64(len(page))); err != nil {
 			t.Errorf("%s: %v", c.codec, err)
 		}
-		if _, err := Check(c.codec, c.body, int64(len(page))+1); err == nil {
+		if _, err := Check(c.codec, c.body, int64(len(c.body)), int64(len(page))+1); err == nil {
 			t.Errorf("%s: a page one byte longer than its block accepted", c.codec)
+		}
+	}
+}
+
+// TestClaimsWithinTheCodec: a page of zeros, as dense as each codec gets,
+// is within MaxDecoded; a claim past it is refused before any decoding.
+func TestClaimsWithinTheCodec(t *testing.T) {
+	zeros := make([]byte, 16<<20)
+	for _, codec := range []compress.Codec{&parquet.Snappy, &parquet.Lz4Raw, &parquet.Gzip, &parquet.Zstd} {
+		body, err := codec.Encode(nil, zeros)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, stored := codec.CompressionCodec(), int64(len(body))
+		if _, err := Check(id, body, stored, int64(len(zeros))); err != nil {
+			t.Errorf("%s: %d bytes from %d: %v", codec, len(zeros), stored, err)
+		}
+		if _, err := Check(id, body, stored, MaxDecoded(id, stored)+1); err == nil || !strings.Contains(err.Error(), "claims") {
+			t.Errorf("%s: a claim past the codec's densest: %v", codec, err)
 		}
 	}
 }
