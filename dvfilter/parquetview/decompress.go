@@ -60,7 +60,7 @@ func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int
 // would, before parquet-go decodes them with its own decoders, which
 // size their buffers from the page headers. It reads the page headers,
 // the start of a Snappy page (the length it claims) and the whole of an
-// LZ4 or zstd page.
+// LZ4, zstd or Brotli page.
 func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, rg, col int, dataEnd int64) error {
 	md := pf.Metadata()
 	if rg >= len(md.RowGroups) || col >= len(md.RowGroups[rg].Columns) {
@@ -109,8 +109,8 @@ func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, rg,
 		switch codec {
 		case format.Snappy:
 			read = min(size, binary.MaxVarintLen32) // the length it claims
-		case format.Zstd, format.Lz4Raw:
-			read = size // a zstd page's every frame and block header; an LZ4 page decoded
+		case format.Zstd, format.Lz4Raw, format.Brotli:
+			read = size // a zstd page's every frame and block header; the others decoded
 		}
 		b, err := readFull(ctx, src, body, read)
 		if err != nil {

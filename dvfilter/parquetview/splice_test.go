@@ -177,10 +177,10 @@ func TestSplicePages(t *testing.T) {
 			return out
 		}},
 	}
-	codecs := []compress.Codec{&parquet.Snappy, &parquet.Zstd, &parquet.Gzip, &parquet.Uncompressed}
+	codecs := []compress.Codec{&parquet.Snappy, &parquet.Zstd, &parquet.Gzip, &parquet.Uncompressed, &parquet.Lz4Raw, &parquet.Brotli}
 	for ci, c := range cases {
 		for _, version := range []int{1, 2} {
-			codec := codecs[(ci+version)%len(codecs)]
+			codec := codecs[(2*ci+version-1)%len(codecs)]
 			t.Run(fmt.Sprintf("%s/v%d/%s", c.name, version, codec), func(t *testing.T) {
 				data := writeSpliceFile(t, codec, version, groups...)
 				p0 := pageStarts(t, data, hit, 0)

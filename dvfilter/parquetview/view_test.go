@@ -147,10 +147,10 @@ func TestBuildView(t *testing.T) {
 		{"whole group and more", append(rangeRows(0, 1000), 3001), 2, 1, 1},
 		{"everything", rangeRows(0, 4000), 0, 0, 4},
 	}
-	codecs := []compress.Codec{&parquet.Snappy, &parquet.Zstd, &parquet.Gzip, &parquet.Uncompressed}
-	for _, c := range cases {
-		for _, spill := range []int64{0, -1} {
-			codec := codecs[len(c.name)%len(codecs)]
+	codecs := []compress.Codec{&parquet.Snappy, &parquet.Zstd, &parquet.Gzip, &parquet.Uncompressed, &parquet.Lz4Raw, &parquet.Brotli}
+	for ci, c := range cases {
+		for si, spill := range []int64{0, -1} {
+			codec := codecs[(2*ci+si)%len(codecs)]
 			t.Run(fmt.Sprintf("%s/%s/spill=%v", c.name, codec, spill < 0), func(t *testing.T) {
 				src := &bytesSource{data: writeGroups(t, codec, groups...)}
 				v, err := Build(context.Background(), src, int64(len(src.data)), dvfilter.NewVector(c.deleted...),
