@@ -1,0 +1,107 @@
+"""Parquet files as pyarrow writes them, for TestDVViewsOfForeignEncodings.
+
+    python foreign_parquet.py write DIR     writes the files under DIR/flat and DIR/nested,
+                                            prints one JSON line per file
+    python foreign_parquet.py check STORED SERVED DELETED_JSON
+                                            compares each served file with its stored one
+                                            less the deleted rows (pyarrow, and DuckDB's
+                                            count); prints "ok N" or the mismatches
+
+Every codec pyarrow has, both data page versions, and three ways to encode: dictionary,
+plain, and the delta and byte-stream-split encodings. Flat files are rebuilt page by page
+by deltafs; nested ones (a list, a struct, a map) are re-encoded by parquet-go.
+"""
+
+import datetime
+import decimal
+import itertools
+import json
+import os
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+ROWS = 3000
+
+
+def flat():
+    def null(i, v):
+        return None if i % 5 == 4 else v
+    return pa.table({
+        "i32": pa.array([null(i, i * 3 - 500) for i in range(ROWS)], pa.int32()),
+        "i64": pa.array([i * 7919 - 10**6 for i in range(ROWS)], pa.int64()),
+        "f32": pa.array([null(i, i / 4) for i in range(ROWS)], pa.float32()),
+        "f64": pa.array([i * 1.5e-3 for i in range(ROWS)], pa.float64()),
+        "s": pa.array([null(i, f"value-{i % 97}-{i}") for i in range(ROWS)], pa.string()),
+        "b": pa.array([bytes([i % 256, 7]) for i in range(ROWS)], pa.binary()),
+        "flag": pa.array([null(i, i % 3 == 0) for i in range(ROWS)], pa.bool_()),
+        "dec": pa.array([decimal.Decimal(i * 101 - 3000) / 100 for i in range(ROWS)], pa.decimal128(10, 2)),
+        "day": pa.array([datetime.date(2024, 1, 1) + datetime.timedelta(days=i % 400) for i in range(ROWS)], pa.date32()),
+        "ts": pa.array([null(i, 1_700_000_000_000_000 + i * 1_000_003) for i in range(ROWS)], pa.timestamp("us", "UTC")),
+    })
+
+
+def nested():
+    return pa.table({
+        "id": pa.array(range(ROWS), pa.int64()),
+        "tags": pa.array([None if i % 6 == 5 else list(range(i % 4)) for i in range(ROWS)], pa.list_(pa.int64())),
+        "pair": pa.array([None if i % 9 == 8 else {"a": i, "b": f"b{i % 13}"} for i in range(ROWS)],
+                         pa.struct([("a", pa.int32()), ("b", pa.string())])),
+        "attrs": pa.array([[(f"k{j}", i + j) for j in range(i % 3)] for i in range(ROWS)], pa.map_(pa.string(), pa.int32())),
+    })
+
+
+DELTA_ENCODINGS = {"i32": "DELTA_BINARY_PACKED", "i64": "DELTA_BINARY_PACKED", "f32": "BYTE_STREAM_SPLIT",
+                   "f64": "BYTE_STREAM_SPLIT", "s": "DELTA_LENGTH_BYTE_ARRAY", "b": "DELTA_BYTE_ARRAY"}
+
+
+def write(out_dir):
+    for shape, codec, version, enc in itertools.product(
+            ("flat", "nested"), ("snappy", "zstd", "gzip", "lz4", "brotli", "none"), ("1.0", "2.0"),
+            ("dict", "plain", "delta")):
+        if shape == "nested" and enc == "delta":
+            continue
+        table = flat() if shape == "flat" else nested()
+        kw = {"use_dictionary": enc == "dict"}
+        if enc == "delta":
+            kw["column_encoding"] = DELTA_ENCODINGS
+        name = f"{codec}-v{version[0]}-{enc}.parquet"
+        os.makedirs(os.path.join(out_dir, shape), exist_ok=True)
+        path = os.path.join(out_dir, shape, name)
+        pq.write_table(table, path, compression=codec, data_page_version=version, row_group_size=1000,
+                       data_page_size=2048, **kw)
+        print(json.dumps({"name": name, "size": os.path.getsize(path), "rows": table.num_rows, "shape": shape}))
+
+
+def check(stored_dir, served_dir, deleted_json):
+    deleted = set(json.loads(deleted_json))
+    names = sorted(n for n in os.listdir(stored_dir) if n.endswith(".parquet"))
+    bad = []
+    for n in names:
+        stored = pq.read_table(os.path.join(stored_dir, n))
+        keep = pa.array([i not in deleted for i in range(stored.num_rows)])
+        want = stored.filter(keep)
+        served_path = os.path.join(served_dir, n)
+        try:
+            got = pq.read_table(served_path)
+        except Exception as e:  # noqa: BLE001 - reported, not raised
+            bad.append(f"{n}: pyarrow: {e}")
+            continue
+        if not got.schema.equals(want.schema):
+            bad.append(f"{n}: schema {got.schema} != {want.schema}")
+        elif not got.equals(want):
+            rows = [i for i, (a, b) in enumerate(zip(got.to_pylist(), want.to_pylist())) if a != b]
+            bad.append(f"{n}: {got.num_rows} rows, want {want.num_rows}; first differing {rows[:3]}")
+        count = duckdb.sql(f"select count(*) from read_parquet('{served_path}')").fetchall()[0][0]
+        if count != want.num_rows:
+            bad.append(f"{n}: DuckDB counts {count}, want {want.num_rows}")
+    print("\n".join(bad) if bad else f"ok {len(names)}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "write":
+        write(sys.argv[2])
+    else:
+        check(sys.argv[2], sys.argv[3], sys.argv[4])
