@@ -1,0 +1,114 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// TestCheckpointsAsPyarrowWritesThem: a checkpoint rewritten by pyarrow,
+// in every codec it has, both data page versions, with dictionaries,
+// plain, or the delta encodings, gives the files the commits gave: paths,
+// sizes, times and deletion vectors (random sizes and times, which
+// compress badly: parquet-go v0.32.0 read such LZ4_RAW pages wrong).
+func TestCheckpointsAsPyarrowWritesThem(t *testing.T) {
+	py := pythonOrSkip(t)
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}),
+		deltagen.Metadata(deltagen.PartitionedSchema, []string{"date"}, map[string]string{"delta.enableDeletionVectors": "true"}))
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var adds, removes []action.Action
+	for i := range 3000 {
+		path := fmt.Sprintf("date=2024-01-%02d/part-%05d-%016x.parquet", i%28+1, i, rnd.Uint64())
+		pv := map[string]*string{"date": deltagen.Str(fmt.Sprintf("2024-01-%02d", i%28+1))}
+		size, mtime := rnd.Int64N(1<<40), rnd.Int64N(1<<42)
+		add, remove := deltagen.AddFile(path, size, mtime, pv, deltagen.Stats(int64(i), int64(i+rnd.IntN(1000)))), deltagen.Remove(path, 1_800_000_000_000)
+		if i%9 == 0 {
+			dv, err := deltagen.InlineDV([]uint64{uint64(i % 5), uint64(i%5 + 7)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			add, remove = deltagen.AddFileDV(path, size, mtime, pv, "", dv), deltagen.RemoveDV(path, 1_800_000_000_000, dv)
+		}
+		adds = append(adds, add)
+		if i%6 == 0 {
+			removes = append(removes, remove)
+		}
+	}
+	mustCommit(t, gen, adds...)
+	mustCommit(t, gen, removes...)
+	want := map[string]action.File{}
+	st, err := gen.StateAt(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range st.Adds {
+		want[a.Path] = action.File{Path: a.Path, Size: a.Size, ModTime: a.ModificationTime, DV: a.DeletionVector}
+	}
+	if _, err := gen.Checkpoint(2); err != nil {
+		t.Fatal(err)
+	}
+	cp := gen.ClassicCheckpointPath(2)
+	for v := range 3 { // the checkpoint alone: no falling back to the commits
+		if err := os.Remove(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", v))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// pyarrow writes every variant in one process; each then takes the
+	// checkpoint's place in turn.
+	variants := t.TempDir()
+	rewrite := `
+import itertools, os, sys, pyarrow.parquet as pq
+src, out = sys.argv[1:]
+t, pf = pq.read_table(src), pq.ParquetFile(src)
+kinds = {"INT64": "DELTA_BINARY_PACKED", "BYTE_ARRAY": "DELTA_LENGTH_BYTE_ARRAY"}
+cols = [pf.schema.column(i) for i in range(len(pf.schema))]
+delta = {c.path: kinds[c.physical_type] for c in cols if c.physical_type in kinds}
+for codec, version, enc in itertools.product(("snappy", "zstd", "gzip", "lz4", "brotli", "none"), ("1.0", "2.0"), ("dict", "plain", "delta")):
+    kw = {"use_dictionary": enc == "dict"}
+    if enc == "delta":
+        kw["column_encoding"] = delta
+    pq.write_table(t, os.path.join(out, f"{codec}-v{version[0]}-{enc}"), compression=codec, data_page_version=version,
+                   data_page_size=4096, row_group_size=2000, **kw)
+`
+	if out, err := exec.Command(py, "-c", rewrite, cp, variants).CombinedOutput(); err != nil {
+		t.Fatalf("pyarrow: %v\n%s", err, out)
+	}
+	names, err := os.ReadDir(variants)
+	if err != nil || len(names) != 36 {
+		t.Fatalf("%d variants written, want 36 (%v)", len(names), err)
+	}
+	for _, v := range names {
+		data, err := os.ReadFile(filepath.Join(variants, v.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cp, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		table, _ := openTable(t, dir)
+		snap, err := table.Snapshot(context.Background(), 2)
+		if err != nil {
+			t.Errorf("%s: %v", v.Name(), err)
+			continue
+		}
+		wrong := 0
+		for _, f := range snap.Files {
+			w, ok := want[f.Path]
+			if !ok || f.Size != w.Size || f.ModTime != w.ModTime || f.DV.UniqueID() != w.DV.UniqueID() {
+				wrong++
+			}
+		}
+		if wrong > 0 || len(snap.Files) != len(want) {
+			t.Errorf("%s: %d files, %d of them not as committed; want %d", v.Name(), len(snap.Files), wrong, len(want))
+		}
+	}
+}
