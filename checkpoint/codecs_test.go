@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -45,6 +47,37 @@ func TestCheckpointCodecs(t *testing.T) {
 			if wrong > 0 || len(got.Files) != len(want) {
 				t.Errorf("%s, v%d pages: %d files read, %d of them not as written; want %d", codec, version, len(got.Files), wrong, len(want))
 			}
+		}
+	}
+}
+
+// TestHadoopLZ4Checkpoint: a checkpoint Spark wrote with its "lz4" codec
+// (delta-rs's checkpoint_with_partitions, rewritten by Spark 4: Hadoop's
+// framing of LZ4 blocks, which parquet-go cannot decode) reads: its two
+// files, their partition values, protocol and metadata.
+func TestHadoopLZ4Checkpoint(t *testing.T) {
+	data, err := os.ReadFile("testdata/spark-lz4.checkpoint.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := wholeFileLimit
+	t.Cleanup(func() { wholeFileLimit = limit })
+	for _, wholeFileLimit = range []int64{limit, 0} { // read whole, or footer first
+		r, err := Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: AllDetails})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, f := range r.Files {
+			got = append(got, fmt.Sprintf("%s %d %d %v", f.Path, f.Size, f.ModTime, r.Partitions[i].Map()["color"] != nil))
+		}
+		slices.Sort(got)
+		want := []string{
+			"8ac7d8e1-daab-48ef-9d05-ec22fb4b0d2f 100 1661662807097 false",
+			"f62d8868-d952-4f9d-8bb2-fd4e011ebf36 100 1661662807080 true",
+		}
+		if !slices.Equal(got, want) || len(r.Actions) != 2 {
+			t.Errorf("read %q and %d other actions, want %q and protocol and metadata", got, len(r.Actions), want)
 		}
 	}
 }

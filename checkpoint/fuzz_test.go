@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -48,6 +49,9 @@ func FuzzReadParquet(f *testing.F) {
 	w.Close()
 	f.Add(buf.Bytes())
 	f.Add([]byte("PAR1PAR1"))
+	if spark, err := os.ReadFile("testdata/spark-lz4.checkpoint.parquet"); err == nil {
+		f.Add(spark) // Hadoop's LZ4 framing: read from a copy stored uncompressed
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer func() {
 			if r := recover(); r != nil {

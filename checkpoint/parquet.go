@@ -73,6 +73,9 @@ func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (
 	if err != nil {
 		return nil, err
 	}
+	if usesHadoopLZ4(f.Metadata()) {
+		return fetchUncompressedLZ4(ctx, st, sf, p, f, details)
+	}
 	cols := resolve(f.Root(), details)
 	if err := cols.checkKinds(); err != nil {
 		return nil, err

@@ -20,48 +20,7 @@ import (
 // compress badly: parquet-go v0.32.0 read such LZ4_RAW pages wrong).
 func TestCheckpointsAsPyarrowWritesThem(t *testing.T) {
 	py := pythonOrSkip(t)
-	dir := t.TempDir()
-	gen := deltagen.New(dir)
-	mustCommit(t, gen, deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}),
-		deltagen.Metadata(deltagen.PartitionedSchema, []string{"date"}, map[string]string{"delta.enableDeletionVectors": "true"}))
-	rnd := rand.New(rand.NewPCG(3, 4))
-	var adds, removes []action.Action
-	for i := range 3000 {
-		path := fmt.Sprintf("date=2024-01-%02d/part-%05d-%016x.parquet", i%28+1, i, rnd.Uint64())
-		pv := map[string]*string{"date": deltagen.Str(fmt.Sprintf("2024-01-%02d", i%28+1))}
-		size, mtime := rnd.Int64N(1<<40), rnd.Int64N(1<<42)
-		add, remove := deltagen.AddFile(path, size, mtime, pv, deltagen.Stats(int64(i), int64(i+rnd.IntN(1000)))), deltagen.Remove(path, 1_800_000_000_000)
-		if i%9 == 0 {
-			dv, err := deltagen.InlineDV([]uint64{uint64(i % 5), uint64(i%5 + 7)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			add, remove = deltagen.AddFileDV(path, size, mtime, pv, "", dv), deltagen.RemoveDV(path, 1_800_000_000_000, dv)
-		}
-		adds = append(adds, add)
-		if i%6 == 0 {
-			removes = append(removes, remove)
-		}
-	}
-	mustCommit(t, gen, adds...)
-	mustCommit(t, gen, removes...)
-	want := map[string]action.File{}
-	st, err := gen.StateAt(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range st.Adds {
-		want[a.Path] = action.File{Path: a.Path, Size: a.Size, ModTime: a.ModificationTime, DV: a.DeletionVector}
-	}
-	if _, err := gen.Checkpoint(2); err != nil {
-		t.Fatal(err)
-	}
-	cp := gen.ClassicCheckpointPath(2)
-	for v := range 3 { // the checkpoint alone: no falling back to the commits
-		if err := os.Remove(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", v))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, cp, want := checkpointOfRandomAdds(t)
 	// pyarrow writes every variant in one process; each then takes the
 	// checkpoint's place in turn.
 	variants := t.TempDir()
@@ -94,21 +53,117 @@ for codec, version, enc in itertools.product(("snappy", "zstd", "gzip", "lz4", "
 		if err := os.WriteFile(cp, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		table, _ := openTable(t, dir)
-		snap, err := table.Snapshot(context.Background(), 2)
-		if err != nil {
-			t.Errorf("%s: %v", v.Name(), err)
-			continue
-		}
-		wrong := 0
-		for _, f := range snap.Files {
-			w, ok := want[f.Path]
-			if !ok || f.Size != w.Size || f.ModTime != w.ModTime || f.DV.UniqueID() != w.DV.UniqueID() {
-				wrong++
+		checkCheckpointFiles(t, v.Name(), dir, want)
+	}
+}
+
+// checkpointOfRandomAdds commits to a new table 3,000 adds of random sizes
+// and times (which compress badly), under a partition column, some with
+// deletion vectors, and removes 500 of them; it writes the checkpoint of
+// that version 2 and deletes the commits, so that the checkpoint alone
+// gives the files. It returns the table, the checkpoint and the files.
+func checkpointOfRandomAdds(t *testing.T) (dir, cp string, want map[string]action.File) {
+	dir = t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}),
+		deltagen.Metadata(deltagen.PartitionedSchema, []string{"date"}, map[string]string{"delta.enableDeletionVectors": "true"}))
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var adds, removes []action.Action
+	for i := range 3000 {
+		path := fmt.Sprintf("date=2024-01-%02d/part-%05d-%016x.parquet", i%28+1, i, rnd.Uint64())
+		pv := map[string]*string{"date": deltagen.Str(fmt.Sprintf("2024-01-%02d", i%28+1))}
+		size, mtime := rnd.Int64N(1<<40), rnd.Int64N(1<<42)
+		add, remove := deltagen.AddFile(path, size, mtime, pv, deltagen.Stats(int64(i), int64(i+rnd.IntN(1000)))), deltagen.Remove(path, 1_800_000_000_000)
+		if i%9 == 0 {
+			dv, err := deltagen.InlineDV([]uint64{uint64(i % 5), uint64(i%5 + 7)})
+			if err != nil {
+				t.Fatal(err)
 			}
+			add, remove = deltagen.AddFileDV(path, size, mtime, pv, "", dv), deltagen.RemoveDV(path, 1_800_000_000_000, dv)
 		}
-		if wrong > 0 || len(snap.Files) != len(want) {
-			t.Errorf("%s: %d files, %d of them not as committed; want %d", v.Name(), len(snap.Files), wrong, len(want))
+		adds = append(adds, add)
+		if i%6 == 0 {
+			removes = append(removes, remove)
 		}
 	}
+	mustCommit(t, gen, adds...)
+	mustCommit(t, gen, removes...)
+	want = map[string]action.File{}
+	st, err := gen.StateAt(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range st.Adds {
+		want[a.Path] = action.File{Path: a.Path, Size: a.Size, ModTime: a.ModificationTime, DV: a.DeletionVector}
+	}
+	if _, err := gen.Checkpoint(2); err != nil {
+		t.Fatal(err)
+	}
+	cp = gen.ClassicCheckpointPath(2)
+	for v := range 3 { // the checkpoint alone: no falling back to the commits
+		if err := os.Remove(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", v))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, cp, want
+}
+
+// checkCheckpointFiles checks that the table under dir, at version 2,
+// has exactly the files of want.
+func checkCheckpointFiles(t *testing.T, name, dir string, want map[string]action.File) {
+	t.Helper()
+	table, _ := openTable(t, dir)
+	snap, err := table.Snapshot(context.Background(), 2)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	wrong := 0
+	for _, f := range snap.Files {
+		w, ok := want[f.Path]
+		if !ok || f.Size != w.Size || f.ModTime != w.ModTime || f.DV.UniqueID() != w.DV.UniqueID() {
+			wrong++
+		}
+	}
+	if wrong > 0 || len(snap.Files) != len(want) {
+		t.Errorf("%s: %d files, %d of them not as committed; want %d", name, len(snap.Files), wrong, len(want))
+	}
+}
+
+// TestSparkLZ4Checkpoint: a checkpoint Spark writes with its "lz4" codec
+// (Hadoop's framing of LZ4 blocks, which parquet-go cannot decode; small
+// pages and row groups), its commits gone, gives the files the commits
+// gave. The table could not be opened before.
+func TestSparkLZ4Checkpoint(t *testing.T) {
+	py := sparkOrSkip(t)
+	dir, cp, want := checkpointOfRandomAdds(t)
+	rewrite := `
+import glob, shutil, sys
+from pyspark.sql import SparkSession
+cp = sys.argv[1]
+s = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+s.sparkContext.setLogLevel("ERROR")
+s.read.parquet(cp).coalesce(1).write.option("compression", "lz4").option("parquet.page.size", 8192) \
+    .option("parquet.block.size", 65536).parquet(cp + ".spark")
+shutil.move(glob.glob(cp + ".spark/part-*.parquet")[0], cp)
+s.stop()
+`
+	if out, err := exec.Command(py, "-c", rewrite, cp).CombinedOutput(); err != nil {
+		t.Fatalf("spark: %v\n%s", err, out)
+	}
+	checkCheckpointFiles(t, "Spark, lz4", dir, want)
+}
+
+// sparkOrSkip is pythonOrSkip for a script that runs Spark: it also needs
+// Java.
+func sparkOrSkip(t *testing.T) string {
+	t.Helper()
+	py := pythonOrSkip(t)
+	if _, err := exec.LookPath("java"); err != nil && os.Getenv("JAVA_HOME") == "" {
+		if os.Getenv("DELTAFS_STRICT") != "" {
+			t.Fatal("no Java for Spark (make jre)")
+		}
+		t.Skip("SKIPPING: no Java for Spark (make jre)")
+	}
+	return py
 }

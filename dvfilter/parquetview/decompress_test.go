@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -117,5 +119,19 @@ func TestEmptyZstdPage(t *testing.T) {
 	}
 	if _, err := decompress(&parquet.Zstd, nil, 10); !errors.Is(err, ErrParquet) {
 		t.Errorf("no bytes for a page of 10: %v, want ErrParquet", err)
+	}
+}
+
+// TestHadoopLZ4DataFile: a data file Spark wrote with its "lz4" codec
+// (Hadoop's framing, which parquet-go cannot decode) cannot be rebuilt
+// without a deleted row, and the error says why.
+func TestHadoopLZ4DataFile(t *testing.T) {
+	data, err := os.ReadFile("testdata/spark-lz4.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(3), BuildOptions{SpillDir: t.TempDir()})
+	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), `Spark's "lz4"`) {
+		t.Errorf("%v, want ErrParquet naming Spark's lz4", err)
 	}
 }

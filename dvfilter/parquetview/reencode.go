@@ -87,7 +87,11 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	codecID := rg.Columns[0].MetaData.Codec
 	codec := parquet.LookupCompressionCodec(codecID)
 	if codec.String() == "UNSUPPORTED" {
-		return nil, fmt.Errorf("compression codec %v: %w", codecID, ErrParquet)
+		hint := ""
+		if codecID == format.Lz4 {
+			hint = ` (Hadoop's framing of LZ4 blocks, Spark's "lz4"), in which no file can be rebuilt; its "lz4_raw" can`
+		}
+		return nil, fmt.Errorf("compression codec %v%s: %w", codecID, hint, ErrParquet)
 	}
 	var compressed int64
 	for j := range rg.Columns {

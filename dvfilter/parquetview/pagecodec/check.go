@@ -27,7 +27,7 @@ func MaxDecoded(codec format.CompressionCodec, stored int64) int64 {
 		ratio = 1
 	case format.Snappy:
 		ratio = 22
-	case format.Lz4Raw:
+	case format.Lz4Raw, format.Lz4:
 		ratio = 256
 	case format.Gzip:
 		ratio = 1033
@@ -39,8 +39,8 @@ func MaxDecoded(codec format.CompressionCodec, stored int64) int64 {
 // codec, stored bytes long, decompresses into full bytes without
 // parquet-go's decoder allocating much more: full is no more than
 // MaxDecoded, a Snappy block claims exactly full (body: its first bytes
-// are enough; of the others, all of it), an LZ4 block decodes into
-// exactly full, and zstd frames can give at most one block more than full
+// are enough; of the others, all of it), an LZ4 block (or Hadoop's
+// framing of them) decodes into exactly full, and zstd frames can give at most one block more than full
 // (ZstdBound), or decode into full. A Brotli stream is decoded, without
 // being kept, up to one byte past full. It returns the page decoded when
 // checking it took decoding it, nil otherwise.
@@ -59,6 +59,8 @@ func Check(codec format.CompressionCodec, body []byte, stored, full int64) ([]by
 			return nil, fmt.Errorf("LZ4 block does not decode into its page's %d bytes (%d, %v)", full, n, err)
 		}
 		return dst, nil
+	case format.Lz4:
+		return DecodeHadoopLZ4(body, full)
 	case format.Zstd:
 		if n, ok := ZstdBound(body); ok && n <= uint64(full)+zstdBlockMax {
 			return nil, nil

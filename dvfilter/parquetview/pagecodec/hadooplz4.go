@@ -1,0 +1,59 @@
+package pagecodec
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// DecodeHadoopLZ4 decodes a page stored with the LZ4 codec (format.Lz4),
+// which parquet-go cannot: Hadoop's framing of LZ4 blocks, as parquet-mr
+// writes it (Spark's "lz4"; its "lz4_raw" is LZ4_RAW). Each block of the
+// page gives its decoded length, then is stored as one or more chunks,
+// each its compressed length and an LZ4 block, big-endian lengths. A page
+// that is not so framed is decoded as one LZ4 block, as early parquet-cpp
+// wrote this codec. Either way it must decode into exactly full bytes, and
+// nothing is decoded past them.
+func DecodeHadoopLZ4(body []byte, full int64) ([]byte, error) {
+	out := make([]byte, full)
+	if n, ok := hadoopBlocks(body, out); ok && n == full {
+		return out, nil
+	}
+	if n, err := lz4.UncompressBlock(body, out); err != nil || int64(n) != full {
+		return nil, fmt.Errorf("LZ4 page decodes into %d bytes neither in Hadoop's framing nor as one block (%v), not its page's %d", n, err, full)
+	}
+	return out, nil
+}
+
+// hadoopBlocks decodes Hadoop-framed LZ4 blocks from src into out, and
+// returns how many bytes they gave; ok is false if src is not so framed
+// or gives more than out holds.
+func hadoopBlocks(src, out []byte) (n int64, ok bool) {
+	for len(src) > 0 {
+		if len(src) < 4 {
+			return 0, false
+		}
+		block := int64(binary.BigEndian.Uint32(src))
+		src = src[4:]
+		if block > int64(len(out))-n {
+			return 0, false
+		}
+		for end := n + block; n < end; {
+			if len(src) < 4 {
+				return 0, false
+			}
+			c := int64(binary.BigEndian.Uint32(src))
+			src = src[4:]
+			if c > int64(len(src)) || c == 0 {
+				return 0, false
+			}
+			k, err := lz4.UncompressBlock(src[:c], out[n:end])
+			if err != nil || k == 0 {
+				return 0, false
+			}
+			n, src = n+int64(k), src[c:]
+		}
+	}
+	return n, true
+}

@@ -1,0 +1,68 @@
+package pagecodec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// hadoopFrame frames page as parquet-mr does: blocks of at most block
+// bytes, each its length and then its chunks of at most chunk bytes, each
+// its compressed length and an LZ4 block.
+func hadoopFrame(t *testing.T, page []byte, block, chunk int) []byte {
+	var out []byte
+	for b := range slicesOf(page, block) {
+		out = binary.BigEndian.AppendUint32(out, uint32(len(b)))
+		for c := range slicesOf(b, chunk) {
+			dst := make([]byte, lz4.CompressBlockBound(len(c)))
+			n, err := lz4.CompressBlock(c, dst, nil)
+			if err != nil || n == 0 {
+				t.Fatalf("compress: %d, %v", n, err)
+			}
+			out = binary.BigEndian.AppendUint32(out, uint32(n))
+			out = append(out, dst[:n]...)
+		}
+	}
+	return out
+}
+
+func slicesOf(b []byte, n int) func(func([]byte) bool) {
+	return func(yield func([]byte) bool) {
+		for len(b) > 0 {
+			k := min(n, len(b))
+			if !yield(b[:k]) {
+				return
+			}
+			b = b[k:]
+		}
+	}
+}
+
+func TestDecodeHadoopLZ4(t *testing.T) {
+	page := []byte(strings.Repeat("part-00000-c000.snappy.parquet 1234567 ", 20000))
+	raw := make([]byte, lz4.CompressBlockBound(len(page)))
+	n, err := lz4.CompressBlock(page, raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string][]byte{
+		"one block, one chunk":  hadoopFrame(t, page, len(page), len(page)),
+		"blocks of 256 KiB":     hadoopFrame(t, page, 256<<10, 256<<10),
+		"blocks in many chunks": hadoopFrame(t, page, 256<<10, 64<<10),
+		"a bare block":          raw[:n],
+	} {
+		got, err := DecodeHadoopLZ4(body, int64(len(page)))
+		if err != nil || !bytes.Equal(got, page) {
+			t.Errorf("%s: %d bytes, %v", name, len(got), err)
+		}
+		if _, err := DecodeHadoopLZ4(body, int64(len(page))-1); err == nil {
+			t.Errorf("%s: decoded into a page one byte shorter", name)
+		}
+		if _, err := DecodeHadoopLZ4(body[:len(body)-3], int64(len(page))); err == nil {
+			t.Errorf("%s: truncated, decoded", name)
+		}
+	}
+}
