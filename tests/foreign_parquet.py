@@ -2,6 +2,9 @@
 
     python foreign_parquet.py write DIR     writes the files under DIR/flat and DIR/nested,
                                             prints one JSON line per file
+    python foreign_parquet.py write-spark DIR
+                                            the same, written by Spark (parquet-mr), under
+                                            DIR/spark-flat and DIR/spark-nested
     python foreign_parquet.py check STORED SERVED DELETED_JSON
                                             compares each served file with its stored one
                                             less the deleted rows (pyarrow, and DuckDB's
@@ -9,7 +12,10 @@
 
 Every codec pyarrow has, both data page versions, and three ways to encode: dictionary,
 plain, and the delta and byte-stream-split encodings. Flat files are rebuilt page by page
-by deltafs; nested ones (a list, a struct, a map) are re-encoded by parquet-go.
+by deltafs; nested ones (a list, a struct, a map) are re-encoded by parquet-go. Spark's
+files: every codec it has (its "lz4" in Hadoop's framing, which deltafs rebuilds only page
+by page: no nested file), both writer versions (v2: delta encodings), INT96 timestamps,
+decimals as ints and as fixed-length bytes.
 """
 
 import datetime
@@ -75,6 +81,46 @@ def write(out_dir):
         print(json.dumps({"name": name, "size": os.path.getsize(path), "rows": table.num_rows, "shape": shape}))
 
 
+def write_spark(out_dir):
+    import glob
+    import shutil
+
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+             .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    id_ = F.col("id")
+    flat_df = spark.range(ROWS).select(
+        id_,
+        F.when(id_ % 5 == 4, None).otherwise((id_ * 3 - 500).cast("int")).alias("i32"),
+        F.when(id_ % 5 == 4, None).otherwise(F.concat(F.lit("value-"), (id_ % 97).cast("string"))).alias("s"),
+        (id_ * 1.5e-3).alias("f64"),
+        ((id_ * 101 - 3000) / 100).cast("decimal(10,2)").alias("dec"),
+        ((id_ * 101 - 3000) / 100).cast("decimal(30,2)").alias("bigdec"),
+        F.timestamp_seconds(F.lit(1_700_000_000) + id_ * 7).alias("ts"),
+    )
+    nested_df = spark.range(ROWS).select(
+        id_,
+        F.when(id_ % 6 == 5, None).otherwise(F.array(id_, id_ + 1)).alias("tags"),
+        F.struct((id_ % 13).cast("int").alias("a"), F.concat(F.lit("b"), id_.cast("string")).alias("b")).alias("pair"),
+    )
+    for shape, df, codecs in (("spark-flat", flat_df, ("snappy", "gzip", "zstd", "lz4", "lz4_raw", "none")),
+                              ("spark-nested", nested_df, ("snappy", "gzip", "zstd", "lz4_raw", "none"))):
+        os.makedirs(os.path.join(out_dir, shape), exist_ok=True)
+        for codec, version in itertools.product(codecs, ("v1", "v2")):
+            tmp = os.path.join(out_dir, shape, "tmp")
+            (df.coalesce(1).write.option("compression", codec).option("parquet.writer.version", version)
+             .option("parquet.page.size", 4096).option("parquet.block.size", 65536).parquet(tmp))
+            name = f"{codec}-{version}.parquet"
+            path = os.path.join(out_dir, shape, name)
+            shutil.move(glob.glob(os.path.join(tmp, "part-*.parquet"))[0], path)
+            shutil.rmtree(tmp)
+            print(json.dumps({"name": name, "size": os.path.getsize(path), "rows": ROWS, "shape": shape}))
+    spark.stop()
+
+
 def check(stored_dir, served_dir, deleted_json):
     deleted = set(json.loads(deleted_json))
     names = sorted(n for n in os.listdir(stored_dir) if n.endswith(".parquet"))
@@ -103,5 +149,7 @@ def check(stored_dir, served_dir, deleted_json):
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2])
+    elif sys.argv[1] == "write-spark":
+        write_spark(sys.argv[2])
     else:
         check(sys.argv[2], sys.argv[3], sys.argv[4])

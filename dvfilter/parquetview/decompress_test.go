@@ -122,16 +122,26 @@ func TestEmptyZstdPage(t *testing.T) {
 	}
 }
 
-// TestHadoopLZ4DataFile: a data file Spark wrote with its "lz4" codec
-// (Hadoop's framing, which parquet-go cannot decode) cannot be rebuilt
-// without a deleted row, and the error says why.
+// TestHadoopLZ4DataFile: data files Spark wrote with its "lz4" codec
+// (Hadoop's framing, which parquet-go cannot decode), with a row deleted:
+// one of plain columns is rebuilt page by page, in the same codec; one
+// with a list, which only parquet-go could re-encode, cannot be, and the
+// error says why. (TestSparkFilesWithDeletionVectors reads them.)
 func TestHadoopLZ4DataFile(t *testing.T) {
-	data, err := os.ReadFile("testdata/spark-lz4.parquet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(3), BuildOptions{SpillDir: t.TempDir()})
-	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), `Spark's "lz4"`) {
-		t.Errorf("%v, want ErrParquet naming Spark's lz4", err)
+	for _, c := range []struct {
+		file    string
+		spliced bool
+	}{{"spark-lz4.parquet", true}, {"spark-lz4-list.parquet", false}} {
+		data, err := os.ReadFile("testdata/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(3), BuildOptions{SpillDir: t.TempDir()})
+		switch {
+		case c.spliced && (err != nil || v.Rows != 49 || v.SplicedRowGroups != 1):
+			t.Errorf("%s: %v; want 49 rows, spliced", c.file, err)
+		case !c.spliced && (!errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), `Spark's "lz4"`)):
+			t.Errorf("%s: %v, want ErrParquet naming Spark's lz4", c.file, err)
+		}
 	}
 }

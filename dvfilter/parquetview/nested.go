@@ -10,6 +10,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // A field added to a struct column after a file was written is missing
@@ -243,7 +245,7 @@ func decodeChunkLevels(ctx context.Context, src RangeReader, cc *format.ColumnCh
 	if err != nil {
 		return nil, err
 	}
-	codec := parquet.LookupCompressionCodec(cc.MetaData.Codec)
+	codec := pagecodec.Lookup(cc.MetaData.Codec)
 	if codec.String() == "UNSUPPORTED" {
 		return nil, fmt.Errorf("compression codec %v: %w", cc.MetaData.Codec, errNoSplice)
 	}

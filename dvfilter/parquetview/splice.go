@@ -9,9 +9,10 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // pageSplicing enables the page-level path for row groups that lose some
@@ -221,7 +222,7 @@ func spliceChunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, l
 	}
 	m := &cc.MetaData
 	leaf.typ = m.Type
-	codec := parquet.LookupCompressionCodec(m.Codec)
+	codec := pagecodec.Lookup(m.Codec)
 	if codec.String() == "UNSUPPORTED" {
 		return splicedChunk{}, fmt.Errorf("compression codec %v: %w", m.Codec, errNoSplice)
 	}

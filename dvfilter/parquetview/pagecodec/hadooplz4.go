@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -56,4 +59,41 @@ func hadoopBlocks(src, out []byte) (n int64, ok bool) {
 		}
 	}
 	return n, true
+}
+
+// HadoopLZ4 is the LZ4 codec parquet-go lacks, as a compress.Codec, for
+// the pages deltafs rebuilds itself: Encode frames a page as one Hadoop
+// block of one chunk, as Arrow does; Decode is DecodeHadoopLZ4 into
+// len(dst) bytes, the page's size.
+type HadoopLZ4 struct{}
+
+func (HadoopLZ4) String() string                            { return "LZ4" }
+func (HadoopLZ4) CompressionCodec() format.CompressionCodec { return format.Lz4 }
+
+func (HadoopLZ4) Encode(dst, src []byte) ([]byte, error) {
+	dst = dst[:0]
+	if len(src) == 0 {
+		return dst, nil // no block at all, as Hadoop frames nothing
+	}
+	block := make([]byte, lz4.CompressBlockBound(len(src)))
+	n, err := lz4.CompressBlock(src, block, nil)
+	if err != nil {
+		return nil, err
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(src)))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(n))
+	return append(dst, block[:n]...), nil
+}
+
+func (HadoopLZ4) Decode(dst, src []byte) ([]byte, error) {
+	return DecodeHadoopLZ4(src, int64(len(dst)))
+}
+
+// Lookup is parquet.LookupCompressionCodec, and HadoopLZ4 for the LZ4
+// codec.
+func Lookup(codec format.CompressionCodec) compress.Codec {
+	if codec == format.Lz4 {
+		return HadoopLZ4{}
+	}
+	return parquet.LookupCompressionCodec(codec)
 }

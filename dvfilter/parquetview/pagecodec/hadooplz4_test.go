@@ -65,4 +65,14 @@ func TestDecodeHadoopLZ4(t *testing.T) {
 			t.Errorf("%s: truncated, decoded", name)
 		}
 	}
+	for _, p := range [][]byte{page, nil, []byte("x"), make([]byte, 300000)} {
+		enc, err := HadoopLZ4{}.Encode(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := HadoopLZ4{}.Decode(make([]byte, len(p)), enc)
+		if err != nil || !bytes.Equal(got, p) {
+			t.Errorf("%d bytes encoded and decoded: %d bytes, %v", len(p), len(got), err)
+		}
+	}
 }
