@@ -62,27 +62,32 @@ func hadoopBlocks(src, out []byte) (n int64, ok bool) {
 }
 
 // HadoopLZ4 is the LZ4 codec parquet-go lacks, as a compress.Codec, for
-// the pages deltafs rebuilds itself: Encode frames a page as one Hadoop
-// block of one chunk, as Arrow does; Decode is DecodeHadoopLZ4 into
-// len(dst) bytes, the page's size.
+// the pages deltafs rebuilds itself: Encode frames a page as parquet-mr
+// does, in blocks of hadoopBlock bytes, each one chunk; Decode is
+// DecodeHadoopLZ4 into len(dst) bytes, the page's size.
 type HadoopLZ4 struct{}
+
+// hadoopBlock is the most a block of HadoopLZ4.Encode holds: Hadoop's
+// decoder (parquet-mr's, Spark's) holds a block in a buffer of 256 KiB.
+const hadoopBlock = 128 << 10
 
 func (HadoopLZ4) String() string                            { return "LZ4" }
 func (HadoopLZ4) CompressionCodec() format.CompressionCodec { return format.Lz4 }
 
 func (HadoopLZ4) Encode(dst, src []byte) ([]byte, error) {
 	dst = dst[:0]
-	if len(src) == 0 {
-		return dst, nil // no block at all, as Hadoop frames nothing
+	buf := make([]byte, lz4.CompressBlockBound(min(len(src), hadoopBlock)))
+	for len(src) > 0 { // an empty page: no block at all, as Hadoop frames nothing
+		block := src[:min(len(src), hadoopBlock)]
+		n, err := lz4.CompressBlock(block, buf, nil)
+		if err != nil {
+			return nil, err
+		}
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(block)))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(n))
+		dst, src = append(dst, buf[:n]...), src[len(block):]
 	}
-	block := make([]byte, lz4.CompressBlockBound(len(src)))
-	n, err := lz4.CompressBlock(src, block, nil)
-	if err != nil {
-		return nil, err
-	}
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(src)))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(n))
-	return append(dst, block[:n]...), nil
+	return dst, nil
 }
 
 func (HadoopLZ4) Decode(dst, src []byte) ([]byte, error) {
