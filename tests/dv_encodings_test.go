@@ -58,6 +58,15 @@ func TestSparkFilesWithDeletionVectors(t *testing.T) {
 	checkForeignDVViews(t, sparkOrSkip(t), "write-spark", sparkSchemas)
 }
 
+// TestDeltaRSFilesWithDeletionVectors is TestDVViewsOfForeignEncodings
+// for files delta-rs writes (arrow-rs): every codec it has, its "LZ4"
+// (Hadoop's framing) among them, with dictionaries or without, in pages of
+// 100 rows.
+func TestDeltaRSFilesWithDeletionVectors(t *testing.T) {
+	requireFUSE(t)
+	checkForeignDVViews(t, pythonOrSkip(t), "write-deltars", foreignSchemas)
+}
+
 // sparkSchemas are the Delta schemas of the files foreign_parquet.py
 // write-spark writes, by shape.
 var sparkSchemas = map[string]string{

@@ -5,6 +5,9 @@
     python foreign_parquet.py write-spark DIR
                                             the same, written by Spark (parquet-mr), under
                                             DIR/spark-flat and DIR/spark-nested
+    python foreign_parquet.py write-deltars DIR
+                                            the same, written by delta-rs (arrow-rs), under
+                                            DIR/flat and DIR/nested
     python foreign_parquet.py check STORED SERVED DELETED_JSON
                                             compares each served file with its stored one
                                             less the deleted rows (pyarrow, and DuckDB's
@@ -15,7 +18,8 @@ plain, and the delta and byte-stream-split encodings. Flat files are rebuilt pag
 by deltafs; nested ones (a list, a struct, a map) are re-encoded by parquet-go. Spark's
 files: every codec it has (its "lz4" in Hadoop's framing, which deltafs rebuilds only page
 by page: no nested file), both writer versions (v2: delta encodings), INT96 timestamps,
-decimals as ints and as fixed-length bytes.
+decimals as ints and as fixed-length bytes. delta-rs's: every codec arrow-rs has (its
+"LZ4" in Hadoop's framing too, flat only), with dictionaries or without.
 """
 
 import datetime
@@ -121,6 +125,29 @@ def write_spark(out_dir):
     spark.stop()
 
 
+def write_deltars(out_dir):
+    import glob
+    import shutil
+
+    from deltalake import ColumnProperties, WriterProperties, write_deltalake
+
+    for shape, codec, dictionary in itertools.product(
+            ("flat", "nested"), ("SNAPPY", "GZIP", "BROTLI", "LZ4", "ZSTD", "LZ4_RAW", "UNCOMPRESSED"), (True, False)):
+        if shape == "nested" and codec == "LZ4":
+            continue  # rebuilt by parquet-go, which cannot decode it
+        table = flat() if shape == "flat" else nested()
+        tmp = os.path.join(out_dir, shape, "tmp")
+        props = WriterProperties(compression=codec, data_page_row_count_limit=100, write_batch_size=100,
+                                 max_row_group_size=1000,
+                                 default_column_properties=ColumnProperties(dictionary_enabled=dictionary))
+        write_deltalake(tmp, table, writer_properties=props)
+        name = f"{codec.lower()}-{'dict' if dictionary else 'plain'}.parquet"
+        path = os.path.join(out_dir, shape, name)
+        shutil.move(glob.glob(os.path.join(tmp, "*.parquet"))[0], path)
+        shutil.rmtree(tmp)
+        print(json.dumps({"name": name, "size": os.path.getsize(path), "rows": table.num_rows, "shape": shape}))
+
+
 def check(stored_dir, served_dir, deleted_json):
     deleted = set(json.loads(deleted_json))
     names = sorted(n for n in os.listdir(stored_dir) if n.endswith(".parquet"))
@@ -151,5 +178,7 @@ if __name__ == "__main__":
         write(sys.argv[2])
     elif sys.argv[1] == "write-spark":
         write_spark(sys.argv[2])
+    elif sys.argv[1] == "write-deltars":
+        write_deltars(sys.argv[2])
     else:
         check(sys.argv[2], sys.argv[3], sys.argv[4])
