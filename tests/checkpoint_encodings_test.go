@@ -41,20 +41,7 @@ for codec, version, enc in itertools.product(("snappy", "zstd", "gzip", "lz4", "
 	if out, err := exec.Command(py, "-c", rewrite, cp, variants).CombinedOutput(); err != nil {
 		t.Fatalf("pyarrow: %v\n%s", err, out)
 	}
-	names, err := os.ReadDir(variants)
-	if err != nil || len(names) != 36 {
-		t.Fatalf("%d variants written, want 36 (%v)", len(names), err)
-	}
-	for _, v := range names {
-		data, err := os.ReadFile(filepath.Join(variants, v.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(cp, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		checkCheckpointFiles(t, v.Name(), dir, want)
-	}
+	checkVariants(t, dir, cp, want, variants, 36)
 }
 
 // checkpointOfRandomAdds commits to a new table 3,000 adds of random sizes
@@ -130,28 +117,35 @@ func checkCheckpointFiles(t *testing.T, name, dir string, want map[string]action
 	}
 }
 
-// TestSparkLZ4Checkpoint: a checkpoint Spark writes with its "lz4" codec
-// (Hadoop's framing of LZ4 blocks, which parquet-go cannot decode; small
-// pages and row groups), its commits gone, gives the files the commits
-// gave. The table could not be opened before.
-func TestSparkLZ4Checkpoint(t *testing.T) {
+// TestSparkCheckpoints: a checkpoint Spark rewrites (parquet-mr), in
+// every codec it has and both writer versions (the second: v2 pages and
+// delta encodings), in small pages and row groups, its commits gone, gives
+// the files the commits gave. Its "lz4" is Hadoop's framing of LZ4
+// blocks, which parquet-go cannot decode: such a table could not be
+// opened before.
+func TestSparkCheckpoints(t *testing.T) {
 	py := sparkOrSkip(t)
 	dir, cp, want := checkpointOfRandomAdds(t)
+	variants := t.TempDir()
 	rewrite := `
-import glob, shutil, sys
+import glob, itertools, os, shutil, sys
 from pyspark.sql import SparkSession
-cp = sys.argv[1]
+cp, out = sys.argv[1:]
 s = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
 s.sparkContext.setLogLevel("ERROR")
-s.read.parquet(cp).coalesce(1).write.option("compression", "lz4").option("parquet.page.size", 8192) \
-    .option("parquet.block.size", 65536).parquet(cp + ".spark")
-shutil.move(glob.glob(cp + ".spark/part-*.parquet")[0], cp)
+df = s.read.parquet(cp).coalesce(1).cache()
+for codec, version in itertools.product(("snappy", "gzip", "zstd", "lz4", "lz4_raw", "none"), ("v1", "v2")):
+    tmp = os.path.join(out, "tmp")
+    df.write.option("compression", codec).option("parquet.writer.version", version) \
+        .option("parquet.page.size", 8192).option("parquet.block.size", 65536).parquet(tmp)
+    shutil.move(glob.glob(tmp + "/part-*.parquet")[0], os.path.join(out, codec + "-" + version))
+    shutil.rmtree(tmp)
 s.stop()
 `
-	if out, err := exec.Command(py, "-c", rewrite, cp).CombinedOutput(); err != nil {
+	if out, err := exec.Command(py, "-c", rewrite, cp, variants).CombinedOutput(); err != nil {
 		t.Fatalf("spark: %v\n%s", err, out)
 	}
-	checkCheckpointFiles(t, "Spark, lz4", dir, want)
+	checkVariants(t, dir, cp, want, variants, 12)
 }
 
 // sparkOrSkip is pythonOrSkip for a script that runs Spark: it also needs
@@ -166,4 +160,24 @@ func sparkOrSkip(t *testing.T) string {
 		t.Skip("SKIPPING: no Java for Spark (make jre)")
 	}
 	return py
+}
+
+// checkVariants puts each of the n files under variants in the place of
+// the checkpoint cp in turn, and checks the table under dir gives want.
+func checkVariants(t *testing.T, dir, cp string, want map[string]action.File, variants string, n int) {
+	t.Helper()
+	names, err := os.ReadDir(variants)
+	if err != nil || len(names) != n {
+		t.Fatalf("%d variants written, want %d (%v)", len(names), n, err)
+	}
+	for _, v := range names {
+		data, err := os.ReadFile(filepath.Join(variants, v.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cp, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkCheckpointFiles(t, v.Name(), dir, want)
+	}
 }
