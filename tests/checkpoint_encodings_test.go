@@ -19,12 +19,7 @@ import (
 // sizes, times and deletion vectors (random sizes and times, which
 // compress badly: parquet-go v0.32.0 read such LZ4_RAW pages wrong).
 func TestCheckpointsAsPyarrowWritesThem(t *testing.T) {
-	py := pythonOrSkip(t)
-	dir, cp, want := checkpointOfRandomAdds(t)
-	// pyarrow writes every variant in one process; each then takes the
-	// checkpoint's place in turn.
-	variants := t.TempDir()
-	rewrite := `
+	checkRewrittenCheckpoints(t, pythonOrSkip(t), 36, `
 import itertools, os, sys, pyarrow.parquet as pq
 src, out = sys.argv[1:]
 t, pf = pq.read_table(src), pq.ParquetFile(src)
@@ -37,11 +32,7 @@ for codec, version, enc in itertools.product(("snappy", "zstd", "gzip", "lz4", "
         kw["column_encoding"] = delta
     pq.write_table(t, os.path.join(out, f"{codec}-v{version[0]}-{enc}"), compression=codec, data_page_version=version,
                    data_page_size=4096, row_group_size=2000, **kw)
-`
-	if out, err := exec.Command(py, "-c", rewrite, cp, variants).CombinedOutput(); err != nil {
-		t.Fatalf("pyarrow: %v\n%s", err, out)
-	}
-	checkVariants(t, dir, cp, want, variants, 36)
+`)
 }
 
 // checkpointOfRandomAdds commits to a new table 3,000 adds of random sizes
@@ -124,10 +115,7 @@ func checkCheckpointFiles(t *testing.T, name, dir string, want map[string]action
 // blocks, which parquet-go cannot decode: such a table could not be
 // opened before.
 func TestSparkCheckpoints(t *testing.T) {
-	py := sparkOrSkip(t)
-	dir, cp, want := checkpointOfRandomAdds(t)
-	variants := t.TempDir()
-	rewrite := `
+	checkRewrittenCheckpoints(t, sparkOrSkip(t), 12, `
 import glob, itertools, os, shutil, sys
 from pyspark.sql import SparkSession
 cp, out = sys.argv[1:]
@@ -141,11 +129,7 @@ for codec, version in itertools.product(("snappy", "gzip", "zstd", "lz4", "lz4_r
     shutil.move(glob.glob(tmp + "/part-*.parquet")[0], os.path.join(out, codec + "-" + version))
     shutil.rmtree(tmp)
 s.stop()
-`
-	if out, err := exec.Command(py, "-c", rewrite, cp, variants).CombinedOutput(); err != nil {
-		t.Fatalf("spark: %v\n%s", err, out)
-	}
-	checkVariants(t, dir, cp, want, variants, 12)
+`)
 }
 
 // sparkOrSkip is pythonOrSkip for a script that runs Spark: it also needs
@@ -162,10 +146,17 @@ func sparkOrSkip(t *testing.T) string {
 	return py
 }
 
-// checkVariants puts each of the n files under variants in the place of
-// the checkpoint cp in turn, and checks the table under dir gives want.
-func checkVariants(t *testing.T, dir, cp string, want map[string]action.File, variants string, n int) {
+// checkRewrittenCheckpoints has script (run by py with the checkpoint of
+// checkpointOfRandomAdds and a folder) write n rewrites of the checkpoint
+// into the folder; each then takes the checkpoint's place in turn, and the
+// table must give the files its commits gave.
+func checkRewrittenCheckpoints(t *testing.T, py string, n int, script string) {
 	t.Helper()
+	dir, cp, want := checkpointOfRandomAdds(t)
+	variants := t.TempDir()
+	if out, err := exec.Command(py, "-c", script, cp, variants).CombinedOutput(); err != nil {
+		t.Fatalf("rewriting the checkpoint: %v\n%s", err, out)
+	}
 	names, err := os.ReadDir(variants)
 	if err != nil || len(names) != n {
 		t.Fatalf("%d variants written, want %d (%v)", len(names), n, err)
