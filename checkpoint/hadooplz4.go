@@ -44,6 +44,9 @@ func uncompressedLZ4(data []byte, md *format.FileMetaData) ([]byte, error) {
 	md2.RowGroups = slices.Clone(md.RowGroups)
 	for i := range md2.RowGroups {
 		rg := &md2.RowGroups[i]
+		if rg.NumRows == 0 {
+			continue // nothing to read (pyarrow writes such chunks at offset 0)
+		}
 		rg.Columns = slices.Clone(rg.Columns)
 		rg.TotalCompressedSize, rg.FileOffset = 0, int64(len(out))
 		for j := range rg.Columns {

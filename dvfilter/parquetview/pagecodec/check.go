@@ -40,10 +40,11 @@ func MaxDecoded(codec format.CompressionCodec, stored int64) int64 {
 // parquet-go's decoder allocating much more: full is no more than
 // MaxDecoded, a Snappy block claims exactly full (body: its first bytes
 // are enough; of the others, all of it), an LZ4 block (or Hadoop's
-// framing of them) decodes into exactly full, and zstd frames can give at most one block more than full
-// (ZstdBound), or decode into full. A Brotli stream is decoded, without
-// being kept, up to one byte past full. It returns the page decoded when
-// checking it took decoding it, nil otherwise.
+// framing of them) decodes into exactly full, and zstd frames can give at
+// most one block more than full (ZstdBound), or decode into full. A
+// Brotli stream is decoded, without being kept, up to one byte past full.
+// It returns the page decoded when checking it took decoding it, nil
+// otherwise.
 func Check(codec format.CompressionCodec, body []byte, stored, full int64) ([]byte, error) {
 	if limit := MaxDecoded(codec, stored); full < 0 || full > limit {
 		return nil, fmt.Errorf("%s page of %d bytes claims %d bytes decompressed (at most %d)", codec, stored, full, limit)
