@@ -67,6 +67,13 @@ func TestDeltaRSFilesWithDeletionVectors(t *testing.T) {
 	checkForeignDVViews(t, pythonOrSkip(t), "write-deltars", foreignSchemas)
 }
 
+// TestDuckDBFilesWithDeletionVectors is TestDVViewsOfForeignEncodings for
+// files DuckDB writes: every codec it has, both of its format versions.
+func TestDuckDBFilesWithDeletionVectors(t *testing.T) {
+	requireFUSE(t)
+	checkForeignDVViews(t, pythonOrSkip(t), "write-duckdb", foreignSchemas)
+}
+
 // sparkSchemas are the Delta schemas of the files foreign_parquet.py
 // write-spark writes, by shape.
 var sparkSchemas = map[string]string{

@@ -8,6 +8,8 @@
     python foreign_parquet.py write-deltars DIR
                                             the same, written by delta-rs (arrow-rs), under
                                             DIR/flat and DIR/nested
+    python foreign_parquet.py write-duckdb DIR
+                                            the same, written by DuckDB
     python foreign_parquet.py check STORED SERVED DELETED_JSON
                                             compares each served file with its stored one
                                             less the deleted rows (pyarrow, and DuckDB's
@@ -19,7 +21,8 @@ by deltafs; nested ones (a list, a struct, a map) are re-encoded by parquet-go. 
 files: every codec it has (its "lz4" in Hadoop's framing, which deltafs rebuilds only page
 by page: no nested file), both writer versions (v2: delta encodings), INT96 timestamps,
 decimals as ints and as fixed-length bytes. delta-rs's: every codec arrow-rs has (its
-"LZ4" in Hadoop's framing too, flat only), with dictionaries or without.
+"LZ4" in Hadoop's framing too, flat only), with dictionaries or without. DuckDB's: every
+codec it has, both of its Parquet format versions.
 """
 
 import datetime
@@ -148,6 +151,20 @@ def write_deltars(out_dir):
         print(json.dumps({"name": name, "size": os.path.getsize(path), "rows": table.num_rows, "shape": shape}))
 
 
+def write_duckdb(out_dir):
+    for shape, codec, version in itertools.product(
+            ("flat", "nested"), ("snappy", "gzip", "zstd", "lz4", "brotli", "uncompressed"), ("V1", "V2")):
+        con = duckdb.connect()
+        con.register("rows_in", flat() if shape == "flat" else nested())
+        os.makedirs(os.path.join(out_dir, shape), exist_ok=True)
+        name = f"{codec}-{version.lower()}.parquet"
+        path = os.path.join(out_dir, shape, name)
+        con.execute(f"COPY (SELECT * FROM rows_in) TO '{path}' (FORMAT parquet, COMPRESSION {codec}, "
+                    f"ROW_GROUP_SIZE 1000, PARQUET_VERSION {version})")
+        con.close()
+        print(json.dumps({"name": name, "size": os.path.getsize(path), "rows": ROWS, "shape": shape}))
+
+
 def check(stored_dir, served_dir, deleted_json):
     deleted = set(json.loads(deleted_json))
     names = sorted(n for n in os.listdir(stored_dir) if n.endswith(".parquet"))
@@ -180,5 +197,7 @@ if __name__ == "__main__":
         write_spark(sys.argv[2])
     elif sys.argv[1] == "write-deltars":
         write_deltars(sys.argv[2])
+    elif sys.argv[1] == "write-duckdb":
+        write_duckdb(sys.argv[2])
     else:
         check(sys.argv[2], sys.argv[3], sys.argv[4])
