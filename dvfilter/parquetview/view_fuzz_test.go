@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +34,12 @@ func FuzzBuildView(f *testing.F) {
 	f.Add(writeRowGroups(f, oldListRow, []int{9, 7}), uint64(2), uint64(8), uint64(15))
 	// Timestamps stored as local date-times, which instantTable relabels.
 	f.Add(localTimeFile(f, false), uint64(1), uint64(6), uint64(7))
+	// Spark's "lz4" (Hadoop's framing), rebuilt page by page, or refused.
+	for _, name := range []string{"spark-lz4.parquet", "spark-lz4-list.parquet"} {
+		if data, err := os.ReadFile("testdata/" + name); err == nil {
+			f.Add(data, uint64(3), uint64(20), uint64(49))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte, a, b, c uint64) {
 		vec := dvfilter.NewVector(a%64, b%64, c)
 		src := &bytesSource{data: data}
