@@ -109,7 +109,7 @@ func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, rg,
 		switch codec {
 		case format.Snappy:
 			read = min(size, binary.MaxVarintLen32) // the length it claims
-		case format.Zstd, format.Lz4Raw, format.Brotli:
+		case format.Zstd, format.Lz4Raw, format.Lz4, format.Brotli:
 			read = size // a zstd page's every frame and block header; the others decoded
 		}
 		b, err := readFull(ctx, src, body, read)
