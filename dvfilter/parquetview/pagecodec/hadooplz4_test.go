@@ -12,7 +12,7 @@ import (
 // hadoopFrame frames page as parquet-mr does: blocks of at most block
 // bytes, each its length and then its chunks of at most chunk bytes, each
 // its compressed length and an LZ4 block.
-func hadoopFrame(t *testing.T, page []byte, block, chunk int) []byte {
+func hadoopFrame(t testing.TB, page []byte, block, chunk int) []byte {
 	var out []byte
 	for b := range slicesOf(page, block) {
 		out = binary.BigEndian.AppendUint32(out, uint32(len(b)))
@@ -75,4 +75,24 @@ func TestDecodeHadoopLZ4(t *testing.T) {
 			t.Errorf("%d bytes encoded and decoded: %d bytes, %v", len(p), len(got), err)
 		}
 	}
+}
+
+// FuzzDecodeHadoopLZ4: whatever the input, decoding never panics, and
+// what it gives is exactly the size asked for; what HadoopLZ4 encodes
+// decodes back.
+func FuzzDecodeHadoopLZ4(f *testing.F) {
+	f.Add(hadoopFrame(f, []byte(strings.Repeat("abc", 1000)), 1024, 512), uint16(3000))
+	f.Add([]byte{0, 0, 0, 4, 0, 0, 0, 5, 0x40, 'a', 'b', 'c', 'd'}, uint16(4))
+	f.Fuzz(func(t *testing.T, body []byte, full uint16) {
+		if out, err := DecodeHadoopLZ4(body, int64(full)); err == nil && len(out) != int(full) {
+			t.Fatalf("%d bytes, asked for %d", len(out), full)
+		}
+		enc, err := HadoopLZ4{}.Encode(nil, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, err := DecodeHadoopLZ4(enc, int64(len(body))); err != nil || !bytes.Equal(back, body) {
+			t.Fatalf("encoded %d bytes, decoded %d: %v", len(body), len(back), err)
+		}
+	})
 }
