@@ -85,7 +85,7 @@ const (
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	checkData := fs.Bool("files", true, fmt.Sprintf("check that the live data files exist with the log's sizes and their deletion vectors load (a stat each, at most %d, spread over the table; a HEAD each on object stores)", maxFileChecks))
+	checkData := fs.Bool("files", true, fmt.Sprintf("check that the live data files exist with the log's sizes, their deletion vectors load and the files they delete from can be rebuilt (a stat each, and a footer read each of those, at most %d, spread over the table; a HEAD each on object stores)", maxFileChecks))
 	var external externalFlag
 	external.register(fs)
 	latency := fs.Duration("latency", 0, "latency added to every request of the measured open, e.g. 20ms to see a remote store's cost (default 2ms for local tables, so that parallel requests overlap as they do remotely and round trips count right; 0 for remote ones)")

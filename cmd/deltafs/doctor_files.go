@@ -11,12 +11,14 @@ import (
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions/serve"
 )
 
 // doctorFiles is what doctor found of the live data files themselves: do
-// they exist with the log's size, and do their deletion vectors load.
+// they exist with the log's size, do their deletion vectors load, and can
+// those files be rebuilt without the deleted rows (their footers' codecs).
 type doctorFiles struct {
 	Checked       int      `json:"checked"`       // files stat'ed (a HEAD each on object stores)
 	Sampled       bool     `json:"sampled"`       // only a sample of the live files was checked
@@ -24,6 +26,7 @@ type doctorFiles struct {
 	WrongSize     int      `json:"wrongSize"`     // stored size is not the log's
 	Unreadable    int      `json:"unreadable"`    // refused or failing (a link, a FIFO, an error)
 	BadVectors    int      `json:"badVectors"`    // deletion vectors that do not load
+	Unrebuildable int      `json:"unrebuildable"` // files with deletion vectors that cannot be rebuilt without the deleted rows (their codecs)
 	External      int      `json:"external"`      // live files outside the table root (and --allow-external): not served
 	NegativeSizes int      `json:"negativeSizes"` // sizes below 0 in the log
 	Examples      []string `json:"examples"`      // the first few problems, one line each
@@ -107,6 +110,12 @@ func checkFile(ctx context.Context, st serve.StoreStorage, vectors serve.Storage
 		if err != nil {
 			return fmt.Sprintf("%s: deletion vector: %v", f.Path, err), func(r *doctorFiles) *int { return &r.BadVectors }
 		}
+		footer := parquetview.RangeReaderFunc(func(ctx context.Context, off, n int64) ([]byte, error) {
+			return st.ReadRange(ctx, f.Path, off, n)
+		})
+		if err := parquetview.CheckRebuild(ctx, footer, f.Size); err != nil {
+			return fmt.Sprintf("%s: cannot be served without its deleted rows: %v", f.Path, err), func(r *doctorFiles) *int { return &r.Unrebuildable }
+		}
 	}
 	return "", nil
 }
@@ -134,7 +143,7 @@ func (r *doctorFiles) note(line string) {
 
 // problems counts the files a mount cannot serve as the log says.
 func (r *doctorFiles) problems() int {
-	return r.Missing + r.WrongSize + r.Unreadable + r.BadVectors + r.NegativeSizes
+	return r.Missing + r.WrongSize + r.Unreadable + r.BadVectors + r.Unrebuildable + r.NegativeSizes
 }
 
 // addSize adds a file size to a total, saturating instead of overflowing

@@ -94,10 +94,14 @@ func findings(r *doctorReport) []finding {
 	case fl.Checked == 0 && fl.problems() == 0:
 		// Not asked (--files=false), or no live file.
 	case fl.problems() > 0:
+		advice := "a mount gives EIO for these files; restore them from a backup, or remove them from the table (a commit that removes them)"
+		if fl.Unrebuildable > 0 {
+			advice += "; rewrite those that cannot be rebuilt without their deletion vectors (Spark: REORG TABLE ... APPLY (PURGE)), or in another codec (lz4_raw, zstd)"
+		}
 		out = append(out, finding{Check: "data files", Level: "error",
-			Message: fmt.Sprintf("%s: %d missing, %d of another size than the log's, %d unreadable, %d with a deletion vector that does not load, %d with a negative size; e.g. %s",
-				scope, fl.Missing, fl.WrongSize, fl.Unreadable, fl.BadVectors, fl.NegativeSizes, strings.Join(fl.Examples, "; ")),
-			Advice: "a mount gives EIO for these files; restore them from a backup, or remove them from the table (a commit that removes them)"})
+			Message: fmt.Sprintf("%s: %d missing, %d of another size than the log's, %d unreadable, %d with a deletion vector that does not load, %d that cannot be rebuilt without their deleted rows, %d with a negative size; e.g. %s",
+				scope, fl.Missing, fl.WrongSize, fl.Unreadable, fl.BadVectors, fl.Unrebuildable, fl.NegativeSizes, strings.Join(fl.Examples, "; ")),
+			Advice: advice})
 	default:
 		add("data files", false, scope+": all present with the log's sizes", "nothing to do")
 	}

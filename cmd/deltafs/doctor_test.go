@@ -465,3 +465,38 @@ func TestDamagedLatestNamesNewestBuildable(t *testing.T) {
 		t.Errorf("doctor: exit %d:\n%s", code, out)
 	}
 }
+
+// TestDoctorUnrebuildableFiles: a file with a deletion vector that a mount
+// could not rebuild without its deleted rows (Spark's "lz4" with a list:
+// only parquet-go would rebuild it, and it cannot decode the codec) is an
+// error, named, with what to do.
+func TestDoctorUnrebuildableFiles(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	data, err := os.ReadFile("../../dvfilter/parquetview/testdata/spark-lz4-list.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lists.parquet"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dv, err := deltagen.InlineDV([]uint64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},` +
+		`{"name":"arr","type":{"type":"array","elementType":"long","containsNull":false},"nullable":true,"metadata":{}}]}`
+	if _, err := gen.Commit(deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}), deltagen.Metadata(schema, nil, nil),
+		deltagen.AddFileDV("lists.parquet", int64(len(data)), 1, nil, `{"numRecords":50}`, dv)); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI("doctor", "--json", dir)
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if code != 1 || r.Files.Unrebuildable != 1 || level(&r, "data files") != "error" ||
+		!strings.Contains(strings.Join(r.Files.Examples, " "), `lists.parquet: cannot be served without its deleted rows: row group 0: compression codec LZ4`) {
+		t.Errorf("exit %d, files %+v", code, r.Files)
+	}
+}

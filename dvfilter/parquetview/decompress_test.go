@@ -126,7 +126,8 @@ func TestEmptyZstdPage(t *testing.T) {
 // (Hadoop's framing, which parquet-go cannot decode), with a row deleted:
 // one of plain columns is rebuilt page by page, in the same codec; one
 // with a list, which only parquet-go could re-encode, cannot be, and the
-// error says why. (TestSparkFilesWithDeletionVectors reads them.)
+// error says why, as CheckRebuild does from the footer. (Such files are
+// read in TestSparkFilesWithDeletionVectors.)
 func TestHadoopLZ4DataFile(t *testing.T) {
 	for _, c := range []struct {
 		file    string
@@ -142,6 +143,10 @@ func TestHadoopLZ4DataFile(t *testing.T) {
 			t.Errorf("%s: %v; want 49 rows, spliced", c.file, err)
 		case !c.spliced && (!errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), `Spark's "lz4"`)):
 			t.Errorf("%s: %v, want ErrParquet naming Spark's lz4", c.file, err)
+		}
+		// CheckRebuild says so from the footer alone.
+		if err := CheckRebuild(context.Background(), &bytesSource{data: data}, int64(len(data))); (err == nil) != c.spliced {
+			t.Errorf("%s: CheckRebuild: %v", c.file, err)
 		}
 	}
 }

@@ -87,11 +87,7 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	codecID := rg.Columns[0].MetaData.Codec
 	codec := parquet.LookupCompressionCodec(codecID)
 	if codec.String() == "UNSUPPORTED" {
-		hint := ""
-		if codecID == format.Lz4 {
-			hint = ` (Hadoop's framing of LZ4 blocks, Spark's "lz4"), which parquet-go cannot decode: only row groups rebuilt page by page can be, not those parquet-go re-encodes (a list or a map in them, a widened type)`
-		}
-		return nil, fmt.Errorf("compression codec %v%s: %w", codecID, hint, ErrParquet)
+		return nil, unrebuildable(codecID)
 	}
 	var compressed int64
 	for j := range rg.Columns {
