@@ -62,13 +62,14 @@ func hadoopBlocks(src, out []byte) (n int64, ok bool) {
 }
 
 // HadoopLZ4 is the LZ4 codec parquet-go lacks, as a compress.Codec, for
-// the pages deltafs rebuilds itself: Encode frames a page as parquet-mr
-// does, in blocks of hadoopBlock bytes, each one chunk; Decode is
+// the pages deltafs rebuilds itself: Encode frames a page as Hadoop's
+// writer does, in blocks of hadoopBlock bytes, each one chunk; Decode is
 // DecodeHadoopLZ4 into len(dst) bytes, the page's size.
 type HadoopLZ4 struct{}
 
-// hadoopBlock is the most a block of HadoopLZ4.Encode holds: Hadoop's
-// decoder (parquet-mr's, Spark's) holds a block in a buffer of 256 KiB.
+// hadoopBlock is the most a block of HadoopLZ4.Encode holds: no more than
+// Hadoop's own writer puts in one (its buffers are 256 KiB), which older
+// Hadoop decoders expect; Spark 4 reads larger ones too.
 const hadoopBlock = 128 << 10
 
 func (HadoopLZ4) String() string                            { return "LZ4" }
