@@ -63,7 +63,7 @@ func TestHadoopLZ4Checkpoint(t *testing.T) {
 	limit := wholeFileLimit
 	t.Cleanup(func() { wholeFileLimit = limit })
 	for _, wholeFileLimit = range []int64{limit, 0} { // read whole, or footer first
-		r, err := Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: AllDetails})
+		r, err := Read(context.Background(), bytesStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: AllDetails})
 		if err != nil {
 			t.Fatal(err)
 		}

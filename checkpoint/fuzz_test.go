@@ -17,19 +17,6 @@ import (
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
-// memStorage serves one object from memory.
-type memStorage []byte
-
-func (m memStorage) Read(ctx context.Context, key string) ([]byte, error) { return m, nil }
-
-func (m memStorage) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	end := min(off+n, int64(len(m)))
-	if off > end {
-		return nil, nil
-	}
-	return m[off:end], nil
-}
-
 // addRow is a checkpoint row holding only a small add action.
 type addRow struct {
 	Add *smallAdd `parquet:"add,optional"`
@@ -58,7 +45,7 @@ func FuzzReadParquet(f *testing.F) {
 				t.Fatalf("panic: %v", r)
 			}
 		}()
-		Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: AllDetails})
+		Read(context.Background(), bytesStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: AllDetails})
 	})
 }
 
@@ -69,7 +56,7 @@ func TestFooterLongerThanTheFileIsRefused(t *testing.T) {
 	data := []byte("PAR1\x2c\x30\x30\x30PAR1") // magic, a footer of 0x3030302c bytes, magic
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t"})
+	_, err := Read(context.Background(), bytesStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t"})
 	runtime.ReadMemStats(&after)
 	if err == nil || !strings.Contains(err.Error(), "the footer claims") {
 		t.Fatalf("err = %v, want the footer refused", err)
@@ -113,7 +100,7 @@ func TestColumnOfAnotherKindIsRefused(t *testing.T) {
 		w.Write(rows)
 		w.Close()
 		data := buf.Bytes()
-		_, err := Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: AllDetails})
+		_, err := Read(context.Background(), bytesStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t", Details: AllDetails})
 		if err == nil || !strings.Contains(err.Error(), ", not ") {
 			t.Errorf("got %v, want the column refused", err)
 		}
@@ -146,7 +133,7 @@ func TestCorruptCompressedPagesAreRefused(t *testing.T) {
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, err = Read(context.Background(), memStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t"})
+		_, err = Read(context.Background(), bytesStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t"})
 		runtime.ReadMemStats(&after)
 		if err == nil || !strings.Contains(err.Error(), "claims") && !strings.Contains(err.Error(), "does not decode") {
 			t.Errorf("%s: %v, want the corrupt page refused", c.codec, err)

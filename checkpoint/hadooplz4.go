@@ -106,19 +106,13 @@ func uncompressPages(out, chunk []byte, m *format.ColumnMetaData) ([]byte, error
 			return nil, fmt.Errorf("page of %d bytes overruns its column chunk", size)
 		}
 		r.Seek(size, 1)
-		page, levels, compressed := chunk[body:body+int(size)], 0, true
-		if v2 := h.DataPageHeaderV2; v2.Valid {
-			levels = int(v2.V.RepetitionLevelsByteLength) + int(v2.V.DefinitionLevelsByteLength)
-			if c, ok := v2.V.IsCompressed.Get(); ok {
-				compressed = c
-			}
-		}
-		if levels < 0 || levels > len(page) || levels > int(h.UncompressedPageSize) {
-			return nil, fmt.Errorf("levels of %d bytes in a page of %d", levels, len(page))
+		page := chunk[body : body+int(size)]
+		levels, compressed, err := splitLevels(&h, page)
+		if err != nil {
+			return nil, err
 		}
 		values := page[levels:]
 		if compressed {
-			var err error
 			if values, err = pagecodec.Check(format.Lz4, values, int64(len(values)), int64(h.UncompressedPageSize)-int64(levels)); err != nil {
 				return nil, err
 			}

@@ -198,7 +198,7 @@ func TestRowPartsReadAsWhole(t *testing.T) {
 // nothing else moves.
 func withHeaders(t testing.TB, data []byte, details Detail, chunk, from, to int, values bool, delta int32) ([]byte, bool) {
 	t.Helper()
-	pf, err := fetchParquet(context.Background(), memStorage(data), Part{Key: "cp", Size: int64(len(data))}, details)
+	pf, err := fetchParquet(context.Background(), bytesStorage(data), Part{Key: "cp", Size: int64(len(data))}, details)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func FuzzRowPartHeaders(f *testing.F) {
 		if !ok || delta == 0 || from == to {
 			t.Skip("no change, or a header changes length")
 		}
-		st, cp := memStorage(bad), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(bad))}}}
+		st, cp := bytesStorage(bad), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(bad))}}}
 		opts := Options{Root: "file:///t", Details: Partitions}
 		whole, werr := readWith(t, 1, st, cp, opts)
 		parts, perr := readWith(t, 4, st, cp, opts)

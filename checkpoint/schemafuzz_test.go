@@ -55,7 +55,7 @@ func FuzzCheckpointSchema(f *testing.F) {
 		if data == nil {
 			return
 		}
-		st := memStorage(data)
+		st := bytesStorage(data)
 		cp := Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}
 		for _, d := range []Detail{NoDetails, Partitions, AllDetails} {
 			Read(context.Background(), st, cp, Options{Root: "file:///t", Details: d})
