@@ -93,29 +93,13 @@ func checkChunks(sf *sparseFile, chunks []chunkRange) (map[chunkID][]pageAt, err
 // decoders take on trust (the length a Snappy block or a zstd frame
 // claims, that an LZ4 block decodes, what zstd blocks can give).
 func checkCodec(codec format.CompressionCodec, h *format.PageHeader, body []byte) error {
-	levels, compressed, err := splitLevels(h, body)
+	levels, compressed, err := pagecodec.SplitLevels(h, body)
 	if err != nil || !compressed {
 		return err
 	}
 	values := body[levels:]
 	_, err = pagecodec.Check(codec, values, int64(len(values)), int64(h.UncompressedPageSize)-int64(levels))
 	return err
-}
-
-// splitLevels returns how many bytes of a page body are levels stored
-// uncompressed ahead of its values (a v2 page's; none in the others), and
-// whether the values are compressed.
-func splitLevels(h *format.PageHeader, body []byte) (levels int, compressed bool, err error) {
-	v2 := h.DataPageHeaderV2
-	if !v2.Valid {
-		return 0, true, nil
-	}
-	levels = int(v2.V.RepetitionLevelsByteLength) + int(v2.V.DefinitionLevelsByteLength)
-	if levels < 0 || levels > len(body) || levels > int(h.UncompressedPageSize) {
-		return 0, false, fmt.Errorf("levels of %d bytes in a page of %d", levels, len(body))
-	}
-	c, ok := v2.V.IsCompressed.Get()
-	return levels, !ok || c, nil
 }
 
 func pageValues(h *format.PageHeader) int64 {

@@ -96,7 +96,7 @@ func findings(r *doctorReport) []finding {
 	case fl.problems() > 0:
 		advice := "a mount gives EIO for these files; restore them from a backup, or remove them from the table (a commit that removes them)"
 		if fl.Unrebuildable > 0 {
-			advice += "; rewrite those that cannot be rebuilt without their deletion vectors (Spark: REORG TABLE ... APPLY (PURGE)), or in another codec (lz4_raw, zstd)"
+			advice += "; rewrite those that cannot be rebuilt without their deletion vectors (Spark: REORG TABLE ... APPLY (PURGE)), or in another codec (zstd, snappy)"
 		}
 		out = append(out, finding{Check: "data files", Level: "error",
 			Message: fmt.Sprintf("%s: %d missing, %d of another size than the log's, %d unreadable, %d with a deletion vector that does not load, %d that cannot be rebuilt without their deleted rows, %d with a negative size; e.g. %s",

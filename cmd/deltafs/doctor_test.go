@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
@@ -467,27 +469,31 @@ func TestDamagedLatestNamesNewestBuildable(t *testing.T) {
 }
 
 // TestDoctorUnrebuildableFiles: a file with a deletion vector that a mount
-// could not rebuild without its deleted rows (Spark's "lz4" with a list:
-// only parquet-go would rebuild it, and it cannot decode the codec) is an
-// error, named, with what to do.
+// could not rebuild without its deleted rows (in LZO, which no reader here
+// decodes) is an error, named, with what to do.
 func TestDoctorUnrebuildableFiles(t *testing.T) {
 	dir := t.TempDir()
 	gen := deltagen.New(dir)
-	data, err := os.ReadFile("../../dvfilter/parquetview/testdata/spark-lz4-list.parquet")
-	if err != nil {
+	type idRow struct {
+		ID int64 `parquet:"id"`
+	}
+	rows := make([]idRow, 50)
+	for i := range rows {
+		rows[i].ID = int64(i)
+	}
+	if err := parquet.WriteFile(filepath.Join(dir, "lzo.parquet"), rows, parquet.Compression(lzoLabel{&parquet.Uncompressed})); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "lists.parquet"), data, 0o644); err != nil {
+	st, err := os.Stat(filepath.Join(dir, "lzo.parquet"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	dv, err := deltagen.InlineDV([]uint64{3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema := `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},` +
-		`{"name":"arr","type":{"type":"array","elementType":"long","containsNull":false},"nullable":true,"metadata":{}}]}`
-	if _, err := gen.Commit(deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}), deltagen.Metadata(schema, nil, nil),
-		deltagen.AddFileDV("lists.parquet", int64(len(data)), 1, nil, `{"numRecords":50}`, dv)); err != nil {
+	if _, err := gen.Commit(deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}), deltagen.Metadata(deltagen.SimpleSchema, nil, nil),
+		deltagen.AddFileDV("lzo.parquet", st.Size(), 1, nil, `{"numRecords":50}`, dv)); err != nil {
 		t.Fatal(err)
 	}
 	code, out, _ := runCLI("doctor", "--json", dir)
@@ -496,7 +502,12 @@ func TestDoctorUnrebuildableFiles(t *testing.T) {
 		t.Fatalf("%q: %v", out, err)
 	}
 	if code != 1 || r.Files.Unrebuildable != 1 || level(&r, "data files") != "error" ||
-		!strings.Contains(strings.Join(r.Files.Examples, " "), `lists.parquet: cannot be served without its deleted rows: row group 0: compression codec LZ4`) {
+		!strings.Contains(strings.Join(r.Files.Examples, " "), `lzo.parquet: cannot be served without its deleted rows: row group 0: compression codec LZO`) {
 		t.Errorf("exit %d, files %+v", code, r.Files)
 	}
 }
+
+// lzoLabel stores pages as they are, labelled LZO.
+type lzoLabel struct{ compress.Codec }
+
+func (lzoLabel) CompressionCodec() format.CompressionCodec { return format.LZO }

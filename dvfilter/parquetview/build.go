@@ -114,6 +114,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	v := &View{Deleted: int64(vec.Cardinality())}
 	b := &viewBuilder{v: v}
 	re := &reencoder{ctx: ctx, src: src, size: size, dataEnd: dataEnd, vec: vec, opts: opts, widen: widen}
+	defer re.close()
 	defer func() {
 		if err != nil && v.spill != nil {
 			v.spill.Close()
@@ -186,7 +187,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		if err != nil {
 			return nil, err
 		}
-		ls := &levelSource{ctx: ctx, src: src, md: md, dataEnd: dataEnd, vec: vec, open: re.open}
+		ls := &levelSource{ctx: ctx, src: src, md: md, dataEnd: dataEnd, vec: vec, column: re.column}
 		if err := fillColumns(b, &out, fl, opts.Rename.ByID, ls); err != nil {
 			return nil, err
 		}

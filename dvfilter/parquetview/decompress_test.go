@@ -6,16 +6,19 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
@@ -124,29 +127,66 @@ func TestEmptyZstdPage(t *testing.T) {
 
 // TestHadoopLZ4DataFile: data files Spark wrote with its "lz4" codec
 // (Hadoop's framing, which parquet-go cannot decode), with a row deleted:
-// one of plain columns is rebuilt page by page, in the same codec; one
-// with a list, which only parquet-go could re-encode, cannot be, and the
-// error says why, as CheckRebuild does from the footer. (Such files are
-// read in TestSparkFilesWithDeletionVectors.)
+// one of plain columns is rebuilt page by page; one with a list, which
+// parquet-go re-encodes, is read by it from a copy stored uncompressed,
+// and written in LZ4 again, by a copy in memory and by one spilled to a
+// file. Each view holds the stored rows less the deleted one. (Such files
+// are read by pyarrow in TestSparkFilesWithDeletionVectors.)
 func TestHadoopLZ4DataFile(t *testing.T) {
 	for _, c := range []struct {
 		file    string
 		spliced bool
-	}{{"spark-lz4.parquet", true}, {"spark-lz4-list.parquet", false}} {
+		spill   int64
+	}{{"spark-lz4.parquet", true, 0}, {"spark-lz4-list.parquet", false, 0}, {"spark-lz4-list.parquet", false, 100}} {
 		data, err := os.ReadFile("testdata/" + c.file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(3), BuildOptions{SpillDir: t.TempDir()})
-		switch {
-		case c.spliced && (err != nil || v.Rows != 49 || v.SplicedRowGroups != 1):
-			t.Errorf("%s: %v; want 49 rows, spliced", c.file, err)
-		case !c.spliced && (!errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), `Spark's "lz4"`)):
-			t.Errorf("%s: %v, want ErrParquet naming Spark's lz4", c.file, err)
+		src := &bytesSource{data: data}
+		v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(3), BuildOptions{SpillDir: t.TempDir(), SpillThreshold: c.spill})
+		if err != nil || v.Rows != 49 || (v.SplicedRowGroups == 1) != c.spliced {
+			t.Fatalf("%s: %v; want 49 rows, spliced %v", c.file, err, c.spliced)
 		}
-		// CheckRebuild says so from the footer alone.
-		if err := CheckRebuild(context.Background(), &bytesSource{data: data}, int64(len(data))); (err == nil) != c.spliced {
+		stored, served := lz4Rows(t, data), lz4Rows(t, materialize(t, v, src))
+		want := append(slices.Clone(stored[:3]), stored[4:]...)
+		if len(stored) != 50 || !slices.EqualFunc(served, want, parquet.Row.Equal) {
+			t.Errorf("%s: served %d rows, not the %d stored less row 3:\n%v\n%v", c.file, len(served), len(stored), served[:4], stored[:5])
+		}
+		if err := CheckRebuild(context.Background(), src, int64(len(data))); err != nil {
 			t.Errorf("%s: CheckRebuild: %v", c.file, err)
+		}
+	}
+}
+
+// lz4Rows reads the rows of a file in Hadoop's LZ4 with parquet-go, from
+// a copy stored uncompressed.
+func lz4Rows(t *testing.T, data []byte) []parquet.Row {
+	t.Helper()
+	md := footerOf(t, data)
+	groups := make([]int, len(md.RowGroups))
+	for i := range groups {
+		groups[i] = i
+	}
+	var plain bytes.Buffer
+	if err := pagecodec.Uncompressed(&plain, md, groups, format.Lz4, func(_, _ int, start, n int64) ([]byte, error) {
+		return data[start : start+n], nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r := parquet.NewReader(bytes.NewReader(plain.Bytes()))
+	defer r.Close()
+	var out []parquet.Row
+	buf := make([]parquet.Row, 16)
+	for {
+		n, err := r.ReadRows(buf)
+		for _, row := range buf[:n] {
+			out = append(out, row.Clone())
+		}
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }

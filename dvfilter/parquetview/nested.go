@@ -158,9 +158,9 @@ type levelSource struct {
 	md      *format.FileMetaData // the source's footer
 	dataEnd int64
 	vec     Rows
-	// open opens the source with parquet-go, for the levels of pages
-	// chunkLevels does not decode itself.
-	open    func() (*parquet.File, error)
+	// column returns a column chunk for parquet-go to decode, for the
+	// levels of pages chunkLevels does not decode itself.
+	column  func(i, j int) (parquet.ColumnChunk, error)
 	leaves  []leafInfo
 	readers map[int]*keptLevels
 }
@@ -223,14 +223,11 @@ func (ls *levelSource) chunkLevels(i, j int) (reps, defs []byte, err error) {
 		// Levels encoded as this decoder does not read them (BIT_PACKED,
 		// say): parquet-go reads them.
 	}
-	pf, err := ls.open()
+	cc, err := ls.column(i, j)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkChunkPages(ls.ctx, ls.src, pf, i, j, ls.dataEnd); err != nil {
-		return nil, nil, err
-	}
-	return pageLevelsOf(ls.ctx, pf.RowGroups()[i].ColumnChunks()[j], rg.NumRows, repeated)
+	return pageLevelsOf(ls.ctx, cc, rg.NumRows, repeated)
 }
 
 // wholeChunkRead is the largest column chunk decodeChunkLevels reads in

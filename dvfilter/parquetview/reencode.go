@@ -13,6 +13,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // reencoder rewrites the row groups of one file that lose some rows. It
@@ -30,8 +32,9 @@ type reencoder struct {
 	widen []*widening
 
 	pf    *parquet.File
-	spill *os.File // unlinked; nil until a row group spills
-	spEnd int64    // bytes written to spill
+	plain *plainCopy // the row group parquet-go reads from a copy, if any
+	spill *os.File   // unlinked; nil until a row group spills
+	spEnd int64      // bytes written to spill
 }
 
 // readerAt adapts a RangeReader to io.ReaderAt for parquet-go.
@@ -70,10 +73,9 @@ func (re *reencoder) open() (*parquet.File, error) {
 	return pf, nil
 }
 
-// rowGroup re-encodes row group i (its first row has index first) without
-// the deleted rows, lays its column chunks out in b and returns the footer
-// entries of the new row group(s).
-func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first int64) ([]format.RowGroup, error) {
+// group returns row group i for parquet-go to decode, its pages checked
+// (each column chunk's when asked for, by column).
+func (re *reencoder) group(i int) (parquet.RowGroup, error) {
 	pf, err := re.open()
 	if err != nil {
 		return nil, err
@@ -81,11 +83,51 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	if i >= len(pf.RowGroups()) {
 		return nil, fmt.Errorf("parquet-go sees %d row groups: %w", len(pf.RowGroups()), ErrParquet)
 	}
+	if hadoopLZ4(pf.Metadata(), i) {
+		return re.plainGroup(i)
+	}
+	return pf.RowGroups()[i], nil
+}
+
+// column returns column chunk j of row group i for parquet-go to decode,
+// its pages checked.
+func (re *reencoder) column(i, j int) (parquet.ColumnChunk, error) {
+	g, err := re.group(i)
+	if err != nil {
+		return nil, err
+	}
+	if j >= len(g.ColumnChunks()) {
+		return nil, fmt.Errorf("parquet-go sees %d columns: %w", len(g.ColumnChunks()), ErrParquet)
+	}
+	if !hadoopLZ4(re.pf.Metadata(), i) { // a copy's pages were checked as it was made
+		if err := checkChunkPages(re.ctx, re.src, re.pf, i, j, re.dataEnd); err != nil {
+			return nil, err
+		}
+	}
+	return g.ColumnChunks()[j], nil
+}
+
+// close lets go of the copy plainGroup made, if any.
+func (re *reencoder) close() {
+	if re.plain != nil {
+		re.plain.buf.close()
+		re.plain = nil
+	}
+}
+
+// rowGroup re-encodes row group i (its first row has index first) without
+// the deleted rows, lays its column chunks out in b and returns the footer
+// entries of the new row group(s).
+func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first int64) ([]format.RowGroup, error) {
+	g, err := re.group(i)
+	if err != nil {
+		return nil, err
+	}
 	if len(rg.Columns) == 0 {
 		return nil, fmt.Errorf("no columns: %w", ErrParquet)
 	}
 	codecID := rg.Columns[0].MetaData.Codec
-	codec := parquet.LookupCompressionCodec(codecID)
+	codec := pagecodec.Lookup(codecID)
 	if codec.String() == "UNSUPPORTED" {
 		return nil, unrebuildable(codecID)
 	}
@@ -96,7 +138,7 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	spill := re.opts.SpillThreshold < 0 || compressed > re.opts.SpillThreshold
 
 	wopts := []parquet.WriterOption{
-		writeSchema(pf.Schema(), re.widen),
+		writeSchema(re.pf.Schema(), re.widen),
 		parquet.Compression(codec),
 		parquet.DataPageVersion(1), // what every reader understands
 		parquet.CreatedBy("deltafs", "parquetview", "reencode"),
@@ -125,11 +167,11 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 		w = bw
 	}
 	for j := range rg.Columns {
-		if err := checkChunkPages(re.ctx, re.src, pf, i, j, re.dataEnd); err != nil {
+		if _, err := re.column(i, j); err != nil {
 			return nil, err
 		}
 	}
-	n, err := re.copyRows(parquet.NewWriter(w, wopts...), pf.RowGroups()[i], first, rg.NumRows)
+	n, err := re.copyRows(parquet.NewWriter(w, wopts...), g, first, rg.NumRows)
 	if err != nil {
 		return nil, err
 	}

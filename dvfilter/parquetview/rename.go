@@ -376,7 +376,8 @@ func renamedView(ctx context.Context, src RangeReader, md *format.FileMetaData, 
 	b := &viewBuilder{v: v}
 	b.add(segment{n: dataEnd, src: 0})
 	re := &reencoder{ctx: ctx, src: src, size: size, dataEnd: dataEnd}
-	ls := &levelSource{ctx: ctx, src: src, md: md, dataEnd: dataEnd, open: re.open}
+	defer re.close()
+	ls := &levelSource{ctx: ctx, src: src, md: md, dataEnd: dataEnd, column: re.column}
 	if err := fillColumns(b, &out, fl, rn.ByID, ls); err != nil {
 		return nil, err
 	}

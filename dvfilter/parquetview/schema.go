@@ -4,7 +4,10 @@ import (
 	"reflect"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // writeSchema returns the schema re-encoded row groups are written with:
@@ -48,6 +51,15 @@ func plainNode(n parquet.Node, widen []*widening, leaf *int) parquet.Node {
 type plainLeaf struct{ parquet.Node }
 
 func (plainLeaf) Encoding() encoding.Encoding { return &parquet.Plain }
+
+// Compression is the source column's codec, including the one parquet-go
+// does not know (Hadoop's LZ4, which pagecodec encodes).
+func (l plainLeaf) Compression() compress.Codec {
+	if c := l.Node.Compression(); c != nil {
+		return pagecodec.Lookup(c.CompressionCodec())
+	}
+	return nil
+}
 
 type plainGroup struct {
 	parquet.Node

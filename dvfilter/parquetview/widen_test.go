@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 
 	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // narrowRow is a file written before its table widened most columns.
@@ -126,9 +128,17 @@ print(json.dumps({"types": [str(f.type) for f in t.schema],
 `
 
 // TestWidenedView serves a file of narrow types as its widened table has
-// them, with and without deleted rows, and checks what pyarrow reads.
+// them, with and without deleted rows, and checks what pyarrow reads: in
+// Snappy, and in Hadoop's LZ4 (which parquet-go reads from a copy stored
+// uncompressed).
 func TestWidenedView(t *testing.T) {
-	data := writeRowGroups(t, mkNarrow, []int{60, 45})
+	for _, codec := range []compress.Codec{&parquet.Snappy, pagecodec.HadoopLZ4{}} {
+		t.Run(codec.String(), func(t *testing.T) { checkWidenedView(t, writeRowGroups(t, mkNarrow, []int{60, 45}, parquet.Compression(codec))) })
+	}
+}
+
+// checkWidenedView checks the widened views of data, mkNarrow's rows.
+func checkWidenedView(t *testing.T, data []byte) {
 	for _, deleted := range [][]uint64{nil, {0, 7, 59, 60, 104}} {
 		t.Run(fmt.Sprintf("deleted=%v", deleted), func(t *testing.T) {
 			src := &bytesSource{data: data}

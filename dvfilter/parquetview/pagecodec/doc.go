@@ -1,7 +1,9 @@
 // Package pagecodec checks the compressed body of a Parquet page before
 // parquet-go decodes it, decodes zstd pages into no more than the room
 // their header gives, and decodes and encodes the codec parquet-go lacks:
-// LZ4 in Hadoop's framing (Spark's "lz4", hadooplz4.go).
+// LZ4 in Hadoop's framing (Spark's "lz4", hadooplz4.go), writing for
+// parquet-go a copy of a file with those pages stored uncompressed
+// (uncompressed.go).
 //
 // parquet-go's decoders trust what a page says. Its LZ4 decoder doubles
 // its buffer for as long as a block fails to decode, without end; its
