@@ -2,6 +2,7 @@ package parquetview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -59,7 +60,14 @@ func (o BuildOptions) withDefaults() BuildOptions {
 // A vector that deletes a row the file does not have is an error wrapping
 // ErrRowOutOfRange; a file Build cannot use, one wrapping ErrParquet.
 func Build(ctx context.Context, src RangeReader, size int64, vec Rows, opts BuildOptions) (*View, error) {
-	v, err := build(ctx, src, size, vec, opts.withDefaults())
+	opts = opts.withDefaults()
+	v, err := build(ctx, src, size, vec, opts)
+	if errors.Is(err, errInt96) && opts.Rename != nil && !opts.Rename.storedInt96 {
+		rn := *opts.Rename
+		rn.storedInt96 = true
+		opts.Rename = &rn
+		v, err = build(ctx, src, size, vec, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("parquet view: %w", err)
 	}
@@ -91,14 +99,23 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	if err != nil {
 		return nil, err
 	}
-	var widen []*widening
+	var (
+		widen []*widening
+		int96 []bool
+		lv    []leafInfo
+	)
 	if opts.Rename != nil {
-		if widen, err = opts.Rename.widenings(md); err != nil {
+		if widen, int96, err = opts.Rename.conversions(md); err != nil {
 			return nil, err
 		}
 	}
-	if vec.Cardinality() == 0 && opts.Rename != nil && widen == nil {
+	if vec.Cardinality() == 0 && opts.Rename != nil && widen == nil && int96 == nil {
 		return renamedView(ctx, src, md, size, dataEnd, opts.Rename)
+	}
+	if int96 != nil {
+		if lv, err = leaves(md.Schema); err != nil {
+			return nil, err
+		}
 	}
 	var total int64
 	for i := range md.RowGroups {
@@ -113,7 +130,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 
 	v := &View{Deleted: int64(vec.Cardinality())}
 	b := &viewBuilder{v: v}
-	re := &reencoder{ctx: ctx, src: src, size: size, dataEnd: dataEnd, vec: vec, opts: opts, widen: widen}
+	re := &reencoder{ctx: ctx, src: src, size: size, dataEnd: dataEnd, vec: vec, opts: opts, widen: withInt96(widen, int96)}
 	defer re.close()
 	defer func() {
 		if err != nil && v.spill != nil {
@@ -136,14 +153,14 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		case lost == rg.NumRows && rg.NumRows > 0:
 			v.DroppedRowGroups++
 		case lost == 0 && widen == nil:
-			nrg, err := copyRowGroup(b, rg, dataEnd)
+			nrg, err := copyRowGroup(ctx, b, src, rg, dataEnd, int96, lv)
 			if err != nil {
 				return nil, fmt.Errorf("row group %d: %w", i, err)
 			}
 			out.RowGroups = append(out.RowGroups, nrg)
 			v.CopiedRowGroups++
 		default:
-			if pageSplicing && widen == nil {
+			if pageSplicing && widen == nil && int96 == nil {
 				nrg, pages, err := spliceRowGroup(ctx, b, src, md, rg, first, vec, dataEnd)
 				if err == nil {
 					out.RowGroups = append(out.RowGroups, nrg)
@@ -196,6 +213,14 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	if err != nil {
 		return nil, err
 	}
+	if int96 != nil && v.Deleted == 0 {
+		// Served in the stored size (int96.go), or not converted.
+		pad := size - b.pos - int64(len(tail))
+		if pad < 0 {
+			return nil, fmt.Errorf("converted, the file would grow by %d bytes: %w", -pad, errInt96)
+		}
+		b.add(segment{n: pad, data: make([]byte, pad)})
+	}
 	b.add(segment{n: int64(len(tail)), data: tail})
 	v.size = b.pos
 	v.spill = re.spill
@@ -205,20 +230,31 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	return v, nil
 }
 
-// copyRowGroup lays out the column chunks of a row group as source ranges
-// and returns its footer entry with the new offsets.
-func copyRowGroup(b *viewBuilder, rg *format.RowGroup, dataEnd int64) (format.RowGroup, error) {
+// copyRowGroup lays out the column chunks of a row group as source ranges,
+// but for the leaves whose INT96 values it converts (int96, by leaf; lv
+// their levels), and returns its footer entry with the new offsets.
+func copyRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, rg *format.RowGroup, dataEnd int64, int96 []bool, lv []leafInfo) (format.RowGroup, error) {
 	nrg := *rg
 	nrg.Columns = slices.Clone(rg.Columns)
 	nrg.TotalCompressedSize = 0
+	nrg.FileOffset = b.pos
 	for j := range nrg.Columns {
 		cc := &nrg.Columns[j]
+		if j < len(int96) && int96[j] {
+			sc, err := int96Chunk(ctx, src, cc, lv[j], dataEnd)
+			if err != nil {
+				return format.RowGroup{}, fmt.Errorf("column %d: %w", j, err)
+			}
+			nrg.TotalByteSize += sc.meta.TotalUncompressedSize - cc.MetaData.TotalUncompressedSize
+			if err := layChunk(b, cc, &sc); err != nil {
+				return format.RowGroup{}, fmt.Errorf("column %d: %w", j, err)
+			}
+			nrg.TotalCompressedSize += sc.size
+			continue
+		}
 		start, end, err := chunkRange(cc, dataEnd)
 		if err != nil {
 			return format.RowGroup{}, err
-		}
-		if j == 0 {
-			nrg.FileOffset = b.pos
 		}
 		moveChunk(cc, start, b.pos)
 		b.add(segment{n: end - start, src: start})

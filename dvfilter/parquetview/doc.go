@@ -1,11 +1,13 @@
 // Package parquetview serves a Parquet data file as a view: another valid
 // Parquet file made of byte ranges of the stored one and a few new bytes,
-// built by transforms of the stored file. Three transforms exist: leaving
+// built by transforms of the stored file. Four transforms exist: leaving
 // out rows (the rows a deletion vector deletes: Build's Rows), serving the
 // columns under other names, or fewer of them (Rename: column mapping,
-// columns outside the table's schema), and serving columns in wider types
+// columns outside the table's schema), serving columns in wider types
 // than stored (a Rename's LeafType: type widening, widen.go; every row
-// group is then re-encoded).
+// group is then re-encoded), and serving timestamps as instants (a
+// Rename's Instant: relabeled, instant.go, or converted from INT96 column
+// chunk by column chunk, int96.go).
 //
 // A row group that loses no row is copied byte for byte; one that loses
 // every row is dropped; one that loses some is rebuilt page by page where

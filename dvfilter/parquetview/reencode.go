@@ -126,11 +126,14 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	if len(rg.Columns) == 0 {
 		return nil, fmt.Errorf("no columns: %w", ErrParquet)
 	}
-	codecID := rg.Columns[0].MetaData.Codec
-	codec := pagecodec.Lookup(codecID)
-	if codec.String() == "UNSUPPORTED" {
-		return nil, unrebuildable(codecID)
+	// Each leaf is written in its column's codec (writeSchema: as parquet-go
+	// reads it, the first row group's), the first column's where it has none.
+	for _, cc := range slices.Concat(rg.Columns, re.pf.Metadata().RowGroups[0].Columns) {
+		if c := cc.MetaData.Codec; pagecodec.Lookup(c).String() == "UNSUPPORTED" {
+			return nil, unrebuildable(c)
+		}
 	}
+	codec := pagecodec.Lookup(rg.Columns[0].MetaData.Codec)
 	var compressed int64
 	for j := range rg.Columns {
 		compressed += rg.Columns[j].MetaData.TotalCompressedSize

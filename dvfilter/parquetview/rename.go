@@ -25,6 +25,8 @@ type Rename struct {
 	// the structs it stores, as nulls (see fill.go), where every leaf has
 	// a Fill type: the served file is then larger than the stored one.
 	FillMissing bool
+	// storedInt96 serves INT96 instants as stored, not converted (int96.go).
+	storedInt96 bool
 }
 
 // Column is one field of a Rename: its served name, how it is found in the
@@ -46,7 +48,8 @@ type Column struct {
 	Fill *LeafType
 	// Instant, on a leaf, says the table reads it as an instant (Delta's
 	// timestamp): a file storing a local date-time there is served with
-	// it marked as one (instant.go).
+	// it marked as one (instant.go), one storing INT96 with its values
+	// converted to INT64 microseconds (int96.go).
 	Instant bool
 }
 
@@ -160,7 +163,7 @@ func (w *renameWalk) walk(md *format.FileMetaData, rn *Rename) error {
 	if len(md.Schema) == 0 {
 		return fmt.Errorf("footer without a schema: %w", ErrParquet)
 	}
-	*w = renameWalk{src: md.Schema, byID: rn.ByID, fill: rn.FillMissing, matched: make([]bool, len(rn.Columns))}
+	*w = renameWalk{src: md.Schema, byID: rn.ByID, fill: rn.FillMissing, storedInt96: rn.storedInt96, matched: make([]bool, len(rn.Columns))}
 	root := Column{Kind: StructColumn, Children: rn.Columns}
 	if err := w.node(&root, md.Schema[0].Name, nil, 0, 0, 0); err != nil {
 		return err
@@ -173,19 +176,21 @@ func (w *renameWalk) walk(md *format.FileMetaData, rn *Rename) error {
 	return nil
 }
 
-// widenings returns, per leaf of md's schema, how rn widens it (nil where
-// it is served as stored); nil when no leaf is.
-func (rn *Rename) widenings(md *format.FileMetaData) ([]*widening, error) {
+// conversions returns, per leaf of md's schema, how rn widens it (nil
+// where it does not; nil when no leaf is widened), and whether it converts
+// its INT96 values (nil when no leaf's are).
+func (rn *Rename) conversions(md *format.FileMetaData) (widen []*widening, int96 []bool, err error) {
 	var w renameWalk
 	if err := w.walk(md, rn); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, wd := range w.widen {
-		if wd != nil {
-			return w.widen, nil
-		}
+	if slices.ContainsFunc(w.widen, func(wd *widening) bool { return wd != nil }) {
+		widen = w.widen
 	}
-	return nil, nil
+	if slices.Contains(w.int96, true) {
+		int96 = w.int96
+	}
+	return widen, int96, nil
 }
 
 // renameWalk walks the source schema (depth first, as Parquet flattens
@@ -199,7 +204,10 @@ type renameWalk struct {
 	keep  []bool
 	paths [][]string
 	widen []*widening // per source leaf: its conversion, or nil
+	int96 []bool      // per source leaf: INT96 values converted
 	reps  []int       // per source leaf: its maximum repetition level
+	// storedInt96: INT96 instants are served as stored.
+	storedInt96 bool
 	// changed: a column is served under another name than stored, or
 	// not at all, or added, or its timestamps marked as instants.
 	changed bool
@@ -244,6 +252,12 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth, def, r
 		if col != nil && col.Instant && asInstant(&w.out[at]) {
 			w.changed = true
 		}
+		int96 := col != nil && col.Instant && el.Type.V == format.Int96 && !w.storedInt96
+		if int96 {
+			int96Served(&w.out[at])
+			w.changed = true
+		}
+		w.int96 = append(w.int96, int96)
 		w.keep = append(w.keep, true)
 		w.reps = append(w.reps, rep)
 		w.servedLeaves++
@@ -320,6 +334,7 @@ func (w *renameWalk) skip(depth int) error {
 		w.reps = append(w.reps, -1) // its levels are not read
 		w.paths = append(w.paths, nil)
 		w.widen = append(w.widen, nil)
+		w.int96 = append(w.int96, false)
 		return nil
 	}
 	for c := int32(0); c < el.NumChildren.V; c++ {

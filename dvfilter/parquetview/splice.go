@@ -151,35 +151,43 @@ func spliceRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, md *fo
 	nrg.FileOffset = b.pos
 	pages := 0
 	for j := range nrg.Columns {
-		cc := &nrg.Columns[j]
 		sc := &chunks[j]
-		start := b.pos
-		for _, p := range sc.pieces {
-			if p.data != nil {
-				b.add(segment{n: int64(len(p.data)), data: p.data})
-			} else {
-				b.add(segment{n: p.n, src: p.src})
-			}
+		if err := layChunk(b, &nrg.Columns[j], sc); err != nil {
+			return format.RowGroup{}, 0, fmt.Errorf("column %d: %w", j, err)
 		}
-		if b.pos-start != sc.size {
-			return format.RowGroup{}, 0, fmt.Errorf("column %d: laid out %d bytes, want %d: %w", j, b.pos-start, sc.size, ErrParquet)
-		}
-		cc.MetaData = sc.meta
-		cc.MetaData.DataPageOffset = start + sc.dataOff
-		cc.MetaData.DictionaryPageOffset = 0
-		if sc.dictOff >= 0 {
-			cc.MetaData.DictionaryPageOffset = start + sc.dictOff
-		}
-		cc.MetaData.IndexPageOffset = 0
-		cc.FileOffset = start
-		cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0
-		cc.ColumnIndexOffset, cc.ColumnIndexLength = 0, 0
-		cc.MetaData.BloomFilterOffset, cc.MetaData.BloomFilterLength = 0, 0
 		nrg.TotalCompressedSize += sc.size
 		nrg.TotalByteSize += sc.meta.TotalUncompressedSize
 		pages += sc.rewritten
 	}
 	return nrg, pages, nil
+}
+
+// layChunk lays out sc, the new form of column chunk cc, at the end of b
+// and gives cc its metadata and offsets.
+func layChunk(b *viewBuilder, cc *format.ColumnChunk, sc *splicedChunk) error {
+	start := b.pos
+	for _, p := range sc.pieces {
+		if p.data != nil {
+			b.add(segment{n: int64(len(p.data)), data: p.data})
+		} else {
+			b.add(segment{n: p.n, src: p.src})
+		}
+	}
+	if b.pos-start != sc.size {
+		return fmt.Errorf("laid out %d bytes, want %d: %w", b.pos-start, sc.size, ErrParquet)
+	}
+	cc.MetaData = sc.meta
+	cc.MetaData.DataPageOffset = start + sc.dataOff
+	cc.MetaData.DictionaryPageOffset = 0
+	if sc.dictOff >= 0 {
+		cc.MetaData.DictionaryPageOffset = start + sc.dictOff
+	}
+	cc.MetaData.IndexPageOffset = 0
+	cc.FileOffset = start
+	cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0
+	cc.ColumnIndexOffset, cc.ColumnIndexLength = 0, 0
+	cc.MetaData.BloomFilterOffset, cc.MetaData.BloomFilterLength = 0, 0
+	return nil
 }
 
 // pageHeaderWindows are the sizes of the successive reads tried for a page

@@ -34,6 +34,8 @@ func FuzzBuildView(f *testing.F) {
 	f.Add(writeRowGroups(f, oldListRow, []int{9, 7}), uint64(2), uint64(8), uint64(15))
 	// Timestamps stored as local date-times, which instantTable relabels.
 	f.Add(localTimeFile(f, false), uint64(1), uint64(6), uint64(7))
+	// Spark's INT96 timestamps, which int96Table serves as micros.
+	f.Add(writeRowGroups(f, mkInt96Row, []int{9, 5}, parquet.PageBufferSize(256)), uint64(1), uint64(12), uint64(13))
 	// Spark's "lz4" (Hadoop's framing), rebuilt page by page, or refused.
 	for _, name := range []string{"spark-lz4.parquet", "spark-lz4-list.parquet"} {
 		if data, err := os.ReadFile("testdata/" + name); err == nil {
@@ -44,9 +46,9 @@ func FuzzBuildView(f *testing.F) {
 		vec := dvfilter.NewVector(a%64, b%64, c)
 		src := &bytesSource{data: data}
 		checkBuilt(t, src, data, vec, BuildOptions{SpillDir: t.TempDir()})
-		// The same file served with fields filled inside its structs, and
-		// with timestamps relabeled.
-		for _, rn := range []*Rename{grownStruct(), grownLists(), instantTable()} {
+		// The same file served with fields filled inside its structs, with
+		// timestamps relabeled, and with INT96 ones converted.
+		for _, rn := range []*Rename{grownStruct(), grownLists(), instantTable(), int96Table()} {
 			checkBuilt(t, src, data, vec, BuildOptions{SpillDir: t.TempDir(), Rename: rn})
 			if _, err := Lacking(context.Background(), src, int64(len(data)), rn); err != nil && !errors.Is(err, ErrParquet) && !isShortRead(err) {
 				t.Fatalf("Lacking: unclassified error: %v", err)
@@ -167,7 +169,7 @@ func FuzzViewSchemas(f *testing.F) {
 				addFields(opts.Rename.Columns)
 				opts.Rename.Columns = append(opts.Rename.Columns, addedColumn())
 			}
-			if widen, err = opts.Rename.widenings(md); err != nil {
+			if widen, _, err = opts.Rename.conversions(md); err != nil {
 				t.Fatal(err)
 			}
 		}

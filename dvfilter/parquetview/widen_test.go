@@ -133,7 +133,9 @@ print(json.dumps({"types": [str(f.type) for f in t.schema],
 // uncompressed).
 func TestWidenedView(t *testing.T) {
 	for _, codec := range []compress.Codec{&parquet.Snappy, pagecodec.HadoopLZ4{}} {
-		t.Run(codec.String(), func(t *testing.T) { checkWidenedView(t, writeRowGroups(t, mkNarrow, []int{60, 45}, parquet.Compression(codec))) })
+		t.Run(codec.String(), func(t *testing.T) {
+			checkWidenedView(t, writeRowGroups(t, mkNarrow, []int{60, 45}, parquet.Compression(codec)))
+		})
 	}
 }
 

@@ -1,0 +1,266 @@
+package parquetview
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
+)
+
+// Spark stores a Delta timestamp as INT96 unless told otherwise: nanoseconds
+// of the day, then the Julian day, an instant in UTC. A Delta reader reads
+// an instant; plain Parquet readers read INT96 each their own way: pyarrow
+// and pandas as nanoseconds without a time zone, which overflow past 2262
+// (9999-12-31, a common "no end" value, reads as 1816-03-29), DuckDB as a
+// local date-time. Such a leaf is served as what Delta writers store today:
+// INT64 microseconds since the epoch, adjusted to UTC. Only its column
+// chunks change: a dictionary page's values, and the data pages that store
+// values PLAIN; data pages of dictionary indexes are copied.
+//
+// The file keeps its stored size (zero bytes before the footer: the values
+// shrink by a third), so a stat needs no build. A file the conversion would
+// make larger, or that holds a value INT64 microseconds cannot (past some
+// 290,000 years), or pages it cannot convert, is served with its INT96
+// values as stored. Values Spark rebased to the Julian calendar (before
+// 1582, org.apache.spark.legacyINT96) are converted as pyarrow and DuckDB
+// read them, without rebasing.
+
+// errInt96 marks a file whose INT96 values are served as stored.
+var errInt96 = errors.New("INT96 values kept as stored")
+
+const (
+	julianDayOfUnixEpoch = 2_440_588
+	microsPerDay         = 86_400_000_000
+)
+
+// int96Micros converts one stored INT96 value.
+func int96Micros(b []byte) (int64, bool) {
+	nanos := binary.LittleEndian.Uint64(b)
+	days := int64(binary.LittleEndian.Uint32(b[8:])) - julianDayOfUnixEpoch
+	micros := int64(nanos / 1000)
+	if days > (math.MaxInt64-micros)/microsPerDay || days < math.MinInt64/microsPerDay {
+		return 0, false
+	}
+	return days*microsPerDay + micros, true
+}
+
+// int96Values converts PLAIN INT96 values to PLAIN INT64 microseconds.
+func int96Values(vals []byte) ([]byte, error) {
+	if len(vals)%12 != 0 {
+		return nil, fmt.Errorf("%d bytes of INT96 values: %w", len(vals), errInt96)
+	}
+	out := make([]byte, 0, len(vals)/12*8)
+	for i := 0; i < len(vals); i += 12 {
+		us, ok := int96Micros(vals[i : i+12])
+		if !ok {
+			return nil, fmt.Errorf("INT96 value out of the range of INT64 microseconds: %w", errInt96)
+		}
+		out = binary.LittleEndian.AppendUint64(out, uint64(us))
+	}
+	return out, nil
+}
+
+// int96Served is the schema element of a converted leaf.
+func int96Served(el *format.SchemaElement) {
+	el.Type = thrift.New(format.Int64)
+	el.LogicalType.Value = &format.TimestampType{IsAdjustedToUTC: true, Unit: format.TimeUnit{Value: new(format.MicroSeconds)}}
+	el.ConvertedType = thrift.New(deprecated.TimestampMicros)
+}
+
+// int96Widening converts an INT96 leaf where parquet-go re-encodes a row
+// group (rows deleted, or a widened column beside it).
+var int96Widening = &widening{node: parquet.TimestampAdjusted(parquet.Microsecond, true), convert: func(v parquet.Value) (parquet.Value, error) {
+	if v.IsNull() {
+		return v, nil
+	}
+	var b [12]byte
+	i := v.Int96()
+	binary.LittleEndian.PutUint32(b[0:], i[0])
+	binary.LittleEndian.PutUint32(b[4:], i[1])
+	binary.LittleEndian.PutUint32(b[8:], i[2])
+	us, ok := int96Micros(b[:])
+	if !ok {
+		return v, fmt.Errorf("INT96 value out of the range of INT64 microseconds: %w", errInt96)
+	}
+	return parquet.Int64Value(us), nil
+}}
+
+// int96Chunk lays out column chunk cc of an INT96 leaf with its values as
+// INT64 microseconds: pages of dictionary indexes copied from src, the
+// others converted in memory.
+func int96Chunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, leaf leafInfo, dataEnd int64) (splicedChunk, error) {
+	start, end, err := chunkRange(cc, dataEnd)
+	if err != nil {
+		return splicedChunk{}, err
+	}
+	m := cc.MetaData
+	codec := pagecodec.Lookup(m.Codec)
+	if codec.String() == "UNSUPPORTED" {
+		return splicedChunk{}, fmt.Errorf("compression codec %v: %w", m.Codec, errInt96)
+	}
+	// The chunk is read in one request (its INT96 values are a fraction of
+	// the file); pages of dictionary indexes are then served from src.
+	data, err := readFull(ctx, src, start, end-start)
+	if err != nil {
+		return splicedChunk{}, err
+	}
+	sc := splicedChunk{dictOff: -1, dataOff: -1}
+	var uncompressed int64
+	for off := int64(0); off < int64(len(data)); {
+		if err := ctx.Err(); err != nil {
+			return splicedChunk{}, err
+		}
+		h, hlen, err := readPageHeader(ctx, bytesRange(data), off, int64(len(data)))
+		if err != nil {
+			return splicedChunk{}, err
+		}
+		size := int64(h.CompressedPageSize)
+		if size < 0 || h.UncompressedPageSize < 0 || off+hlen+size > int64(len(data)) {
+			return splicedChunk{}, fmt.Errorf("page at %d overruns its chunk: %w", start+off, ErrParquet)
+		}
+		body := off + hlen
+		var enc format.Encoding
+		switch h.Type {
+		case format.DictionaryPage:
+			enc = format.Plain
+			sc.dictOff = sc.size
+		case format.DataPage:
+			enc = h.DataPageHeader.V.Encoding
+		case format.DataPageV2:
+			enc = h.DataPageHeaderV2.V.Encoding
+		default:
+			return splicedChunk{}, fmt.Errorf("page of type %v at %d: %w", h.Type, start+off, errInt96)
+		}
+		if h.Type != format.DictionaryPage && sc.dataOff < 0 {
+			sc.dataOff = sc.size
+		}
+		switch enc {
+		case format.PlainDictionary, format.RLEDictionary:
+			if h.Type != format.DictionaryPage {
+				sc.pieces = append(sc.pieces, piece{src: start + off, n: hlen + size})
+				sc.size += hlen + size
+				uncompressed += hlen + int64(h.UncompressedPageSize)
+				off = body + size
+				continue
+			}
+		case format.Plain:
+		default:
+			return splicedChunk{}, fmt.Errorf("INT96 page encoded %v: %w", enc, errInt96)
+		}
+		page, full, err := int96Page(h, data[body:body+size], codec, leaf)
+		if err != nil {
+			return splicedChunk{}, err
+		}
+		sc.pieces = append(sc.pieces, piece{n: int64(len(page)), data: page})
+		sc.size += int64(len(page))
+		uncompressed += full
+		off = body + size
+	}
+	if sc.dataOff < 0 {
+		return splicedChunk{}, fmt.Errorf("column chunk without data pages: %w", ErrParquet)
+	}
+	m.Type = format.Int64
+	m.TotalCompressedSize, m.TotalUncompressedSize = sc.size, uncompressed
+	m.Statistics = format.Statistics{NullCount: m.Statistics.NullCount, DistinctCount: m.Statistics.DistinctCount}
+	m.SizeStatistics = format.SizeStatistics{}
+	sc.meta = m
+	return sc, nil
+}
+
+// int96Page converts one page of PLAIN INT96 values (stored: its body as
+// stored) and returns it, header included, with its uncompressed size
+// (header included, as a chunk counts it). The page keeps its codec and
+// version; statistics of INT96 values are dropped.
+func int96Page(h *format.PageHeader, stored []byte, codec compress.Codec, leaf leafInfo) ([]byte, int64, error) {
+	var levels []byte // stored uncompressed ahead of the values (v2)
+	compressed := true
+	vals := stored
+	if h.Type == format.DataPage && !h.DataPageHeader.Valid || h.Type == format.DataPageV2 && !h.DataPageHeaderV2.Valid {
+		return nil, 0, fmt.Errorf("data page without its header: %w", ErrParquet)
+	}
+	if h.Type == format.DataPageV2 {
+		v2 := &h.DataPageHeaderV2.V
+		n := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
+		if n < 0 || n > int64(len(stored)) || n > int64(h.UncompressedPageSize) {
+			return nil, 0, fmt.Errorf("v2 page: levels of %d bytes in %d: %w", n, len(stored), ErrParquet)
+		}
+		levels, vals = stored[:n], stored[n:]
+		if c, ok := v2.IsCompressed.Get(); ok && !c {
+			compressed = false
+		}
+		v2.Statistics = format.Statistics{NullCount: v2.Statistics.NullCount}
+	}
+	plain := vals
+	if compressed {
+		var err error
+		if plain, err = decompress(codec, vals, int64(h.UncompressedPageSize)-int64(len(levels))); err != nil {
+			return nil, 0, err
+		}
+	}
+	head := 0 // v1: bytes of levels ahead of the values, inside the compressed body
+	if h.Type == format.DataPage {
+		dh := &h.DataPageHeader.V
+		for _, present := range []bool{leaf.maxRep > 0, leaf.maxDef > 0} {
+			if !present {
+				continue
+			}
+			if len(plain)-head < 4 {
+				return nil, 0, fmt.Errorf("truncated levels: %w", ErrParquet)
+			}
+			n := int(binary.LittleEndian.Uint32(plain[head:]))
+			if n < 0 || n > len(plain)-head-4 {
+				return nil, 0, fmt.Errorf("levels of %d bytes: %w", n, ErrParquet)
+			}
+			head += 4 + n
+		}
+		if (leaf.maxRep > 0 && dh.RepetitionLevelEncoding != format.RLE) || (leaf.maxDef > 0 && dh.DefinitionLevelEncoding != format.RLE) {
+			return nil, 0, fmt.Errorf("levels encoded %v, %v: %w", dh.RepetitionLevelEncoding, dh.DefinitionLevelEncoding, errInt96)
+		}
+		dh.Statistics = format.Statistics{NullCount: dh.Statistics.NullCount}
+	}
+	conv, err := int96Values(plain[head:])
+	if err != nil {
+		return nil, 0, err
+	}
+	conv = append(plain[:head:head], conv...)
+	body := conv
+	if compressed {
+		if body, err = codec.Encode(nil, conv); err != nil {
+			return nil, 0, fmt.Errorf("compress: %v: %w", err, ErrParquet)
+		}
+	}
+	h.UncompressedPageSize = int32(len(levels) + len(conv))
+	h.CompressedPageSize = int32(len(levels) + len(body))
+	h.CRC = 0
+	header, err := thrift.Marshal(new(thrift.CompactProtocol), h)
+	if err != nil {
+		return nil, 0, err
+	}
+	page := append(append(header, levels...), body...)
+	return page, int64(len(header)) + int64(h.UncompressedPageSize), nil
+}
+
+// withInt96 returns widen with the INT96 leaves' conversion added: how
+// parquet-go re-encodes them.
+func withInt96(widen []*widening, int96 []bool) []*widening {
+	if int96 == nil {
+		return widen
+	}
+	out := make([]*widening, len(int96))
+	copy(out, widen)
+	for j, c := range int96 {
+		if c {
+			out[j] = int96Widening
+		}
+	}
+	return out
+}
