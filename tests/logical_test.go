@@ -26,7 +26,8 @@ import (
 // each served file of the latest version carries only logical column
 // names (top level and nested), and, fully decoded (every column chunk,
 // every row group), each of its columns equals the stored file's column at
-// the same data offset: the served footer reinterprets no byte. A renamed
+// the same data offset: the served footer reinterprets no byte (INT96
+// columns, served converted, are compared as microseconds). A renamed
 // file without deletion vector keeps the stored size in name mode, as
 // stat said before any read.
 func TestLogicalViewColumnMappedTables(t *testing.T) {
@@ -131,14 +132,21 @@ func compareServed(t *testing.T, servedPath, storedPath string, logical map[stri
 	}
 	smd, omd := served.Metadata(), stored.Metadata()
 	for i := range srgs {
+		// INT96 chunks are served converted, laid out anew with the chunks
+		// after them: in a file that drops no column, chunks pair by position.
+		byPosition := slices.ContainsFunc(omd.RowGroups[i].Columns, func(o format.ColumnChunk) bool { return o.MetaData.Type == format.Int96 }) &&
+			len(smd.RowGroups[i].Columns) == len(omd.RowGroups[i].Columns)
 		for j, cc := range smd.RowGroups[i].Columns {
 			k := slices.IndexFunc(omd.RowGroups[i].Columns, func(o format.ColumnChunk) bool {
 				return o.MetaData.DataPageOffset == cc.MetaData.DataPageOffset
 			})
+			if byPosition {
+				k = j
+			}
 			if k < 0 {
 				t.Fatalf("%s: row group %d column %d: no stored chunk at offset %d", servedPath, i, j, cc.MetaData.DataPageOffset)
 			}
-			a, b := chunkValues(t, srgs[i].ColumnChunks()[j]), chunkValues(t, orgs[i].ColumnChunks()[k])
+			a, b := chunkValues(t, srgs[i].ColumnChunks()[j]), int96AsMicros(chunkValues(t, orgs[i].ColumnChunks()[k]))
 			if len(a) != len(b) {
 				t.Fatalf("%s: row group %d column %v: %d values, stored %d", servedPath, i, cc.MetaData.PathInSchema, len(a), len(b))
 			}
@@ -149,6 +157,21 @@ func compareServed(t *testing.T, servedPath, storedPath string, logical map[stri
 			}
 		}
 	}
+}
+
+// int96AsMicros converts INT96 values (Spark's timestamps) as a mount
+// serves them: INT64 microseconds since the epoch.
+func int96AsMicros(vals []parquet.Value) []parquet.Value {
+	for i, v := range vals {
+		if v.Kind() != parquet.Int96 {
+			continue
+		}
+		i96 := v.Int96()
+		nanos := uint64(i96[1])<<32 | uint64(i96[0])
+		us := (int64(i96[2])-2_440_588)*86_400_000_000 + int64(nanos/1000)
+		vals[i] = parquet.Int64Value(us).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
+	}
+	return vals
 }
 
 func openParquet(t *testing.T, p string) (*parquet.File, func()) {
