@@ -252,6 +252,8 @@ func leafElement(el *format.SchemaElement, t LeafType) {
 		set(format.Int64, deprecated.TimestampMicros, &format.TimestampType{IsAdjustedToUTC: true, Unit: format.TimeUnit{Value: &format.MicroSeconds{}}})
 	case TimestampNTZType:
 		set(format.Int64, none, &format.TimestampType{Unit: format.TimeUnit{Value: &format.MicroSeconds{}}})
+	case VoidType:
+		set(format.Int32, none, &format.NullType{})
 	case DecimalType:
 		lt := &format.DecimalType{Precision: int32(t.Precision), Scale: int32(t.Scale)}
 		switch {

@@ -38,6 +38,9 @@ const (
 	BinaryType
 	DateType
 	TimestampType
+	// VoidType (Spark's NullType) is a column no file stores: Delta's
+	// writers drop it. It is served as Parquet's null type (UNKNOWN).
+	VoidType
 )
 
 // storedKind is what a Parquet leaf holds, in Delta's terms.

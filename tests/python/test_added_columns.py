@@ -243,3 +243,23 @@ def test_readers_see_fields_added_inside_lists(nested, mount, reader, request):
     else:
         got = request.getfixturevalue("spark").read.parquet(folder).toArrow().to_pylist()
     assert _pairs(got) == want, f"{reader} through the mount"
+
+
+def test_void_column_read_as_nulls(mount, testdata):
+    """A `void` column (Spark's NullType) is in no file (Delta's writers drop it), though
+    Spark's stats count its nulls: it is served in every file as Parquet's null type, as a
+    Delta reader shows it (all nulls)."""
+    import duckdb
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    table = testdata / "delta-kernel-rs/data/void-column"
+    if not table.is_dir():
+        pytest.skip("void-column is not in the shared test data")
+    v0 = mount(table, "--refresh=-1s") / "v" / "0"
+    got = ds.dataset(str(v0), format="parquet").to_table()
+    assert got.schema.field("void_col").type == pa.null(), got.schema
+    assert sorted(got.column("id").to_pylist()) == [1, 2, 3]
+    assert got.column("void_col").null_count == 3
+    rows = duckdb.sql(f"select id, void_col from read_parquet('{v0}/*.parquet') order by id").fetchall()
+    assert rows == [(1, None), (2, None), (3, None)], rows

@@ -40,6 +40,9 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillR
 		if !c.Fillable() {
 			continue
 		}
+		if hasVoid(top[i].Type) {
+			rule.void = true // whatever the stats count
+		}
 		if !counted[i] {
 			rule.uncounted = append(rule.uncounted, c.Physical)
 			continue
@@ -57,7 +60,7 @@ func fillOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, fillR
 			rule.countedBySome = append(rule.countedBySome, c.Physical)
 		}
 	}
-	if len(rule.counted)+len(rule.countedBySome)+len(rule.uncounted) == 0 {
+	if len(rule.counted)+len(rule.countedBySome)+len(rule.uncounted) == 0 && !rule.void {
 		return nil, fillRule{}
 	}
 	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md) + "+fill", FillMissing: true}
@@ -93,6 +96,23 @@ type fillRule struct {
 	// count the nulls of a list or a map as a whole, so no stats tell the
 	// fields of those structs.
 	inside []string
+	// void: the table has a void column (at any depth), which no file
+	// stores (Delta's writers drop it) though Spark's stats count it:
+	// every file lacks it.
+	void bool
+}
+
+// hasVoid says whether t is void or holds a void field.
+func hasVoid(t Type) bool {
+	switch t.Kind {
+	case Struct:
+		return slices.ContainsFunc(t.Fields, func(f Field) bool { return hasVoid(f.Type) })
+	case Array:
+		return hasVoid(*t.Element)
+	case Map:
+		return hasVoid(*t.Key) || hasVoid(*t.Value)
+	}
+	return t.Primitive == "void"
 }
 
 // structInRepeated says whether a struct lies inside a list or a map
@@ -151,10 +171,11 @@ var primitiveKinds = map[string]parquetview.LeafKind{
 	"integer": parquetview.IntType, "long": parquetview.LongType, "float": parquetview.FloatType,
 	"double": parquetview.DoubleType, "string": parquetview.StringType, "binary": parquetview.BinaryType,
 	"date": parquetview.DateType, "timestamp": parquetview.TimestampType, "timestamp_ntz": parquetview.TimestampNTZType,
+	"void": parquetview.VoidType,
 }
 
 // fillType is the parquetview type of a Delta primitive; nil for one a
-// file cannot hold as nulls here (void, variant).
+// file cannot hold as nulls here (variant).
 func fillType(primitive string) *parquetview.LeafType {
 	if k, ok := primitiveKinds[primitive]; ok {
 		return &parquetview.LeafType{Kind: k}

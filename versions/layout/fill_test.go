@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/replay/action"
 )
@@ -56,7 +57,7 @@ func TestFillOf(t *testing.T) {
 		conf   map[string]string
 		want   string // columns counted, those counted by some, those uncounted; "": no fill
 	}{
-		{"every kind", []string{"p:string", "id:long", "s:struct", "v:variant", "d:decimal(10,2)", "void:void", "a:array", "m:map"}, nil, "[id s d] [a m] []"},
+		{"every kind", []string{"p:string", "id:long", "s:struct", "v:variant", "d:decimal(10,2)", "void:void", "a:array", "m:map"}, nil, "[id s d void] [a m] []"},
 		{"the first 32 leaves", many, nil, "[" + cs(0, 31) + "] [] [" + cs(32, 39) + "]"},
 		{"the first 2", many, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[c0 c1] [] [" + cs(2, 39) + "]"},
 		{"an array counts one", []string{"p:string", "a:array", "id:long", "x:long"}, map[string]string{"delta.dataSkippingNumIndexedCols": "2"}, "[id] [a] [x]"},
@@ -154,6 +155,23 @@ func TestEntriesLackingArrayColumns(t *testing.T) {
 	}
 	if got := fmt.Sprint(filled(`{"nullCount":{"id":0}}`, `{"nullCount":{"id":0,"tags":2}}`)); got != "[old.parquet]" {
 		t.Errorf("the new file's stats count the array's nulls (Spark): filled %v, want [old.parquet]", got)
+	}
+}
+
+// TestEntriesLackingVoidColumns: no file stores a void column (Delta's
+// writers drop it), though Spark's stats count its nulls: every file is
+// served through Fill, the column typed void, whatever the stats say.
+func TestEntriesLackingVoidColumns(t *testing.T) {
+	snap := snapshotOf(schemaOf("id:long", "v:void"), "a.parquet", "b.parquet")
+	if got := fmt.Sprint(filledBy(t, snap, `{"nullCount":{"id":0,"v":1}}`, `{"nullCount":{"id":0}}`)); got != "[a.parquet b.parquet]" {
+		t.Errorf("filled %v, want both", got)
+	}
+	if got := fmt.Sprint(filledBy(t, snap, "", "")); got != "[a.parquet b.parquet]" {
+		t.Errorf("without stats: filled %v, want both", got)
+	}
+	rn, _ := fillOf(&snap.Metadata, &snap.Protocol)
+	if rn == nil || rn.Columns[1].Fill == nil || rn.Columns[1].Fill.Kind != parquetview.VoidType {
+		t.Errorf("fill rename %+v", rn)
 	}
 }
 

@@ -107,6 +107,9 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.Colu
 				lacks = func(int) bool { return true } // footers tell, whatever the stats say
 			}
 		}
+		if v.Fill != nil && rule.void {
+			lacks = func(int) bool { return true }
+		}
 		if dirs, err = partitionDirs(&snap.Metadata, &snap.Protocol, parts, len(snap.Files)); err != nil {
 			return nil, fmt.Errorf("v%d: %w", snap.Version, err)
 		}
