@@ -160,8 +160,8 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 			out.RowGroups = append(out.RowGroups, nrg)
 			v.CopiedRowGroups++
 		default:
-			if pageSplicing && widen == nil && int96 == nil {
-				nrg, pages, err := spliceRowGroup(ctx, b, src, md, rg, first, vec, dataEnd)
+			if pageSplicing && widen == nil {
+				nrg, pages, err := spliceRowGroup(ctx, b, src, md, rg, first, vec, dataEnd, int96)
 				if err == nil {
 					out.RowGroups = append(out.RowGroups, nrg)
 					v.RewrittenRowGroups++

@@ -24,7 +24,9 @@ import (
 // local date-time. Such a leaf is served as what Delta writers store today:
 // INT64 microseconds since the epoch, adjusted to UTC. Only its column
 // chunks change: a dictionary page's values, and the data pages that store
-// values PLAIN; data pages of dictionary indexes are copied.
+// values PLAIN; data pages of dictionary indexes are copied. A row group
+// that loses rows is rebuilt first (spliced, or re-encoded by parquet-go,
+// which converts as it writes).
 //
 // The file keeps its stored size (zero bytes before the footer: the values
 // shrink by a third), so a stat needs no build. A file the conversion would
@@ -77,7 +79,8 @@ func int96Served(el *format.SchemaElement) {
 }
 
 // int96Widening converts an INT96 leaf where parquet-go re-encodes a row
-// group (rows deleted, or a widened column beside it).
+// group (rows deleted where splicing cannot, or a widened column beside
+// it).
 var int96Widening = &widening{node: parquet.TimestampAdjusted(parquet.Microsecond, true), convert: func(v parquet.Value) (parquet.Value, error) {
 	if v.IsNull() {
 		return v, nil
@@ -102,16 +105,44 @@ func int96Chunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, le
 	if err != nil {
 		return splicedChunk{}, err
 	}
-	m := cc.MetaData
-	codec := pagecodec.Lookup(m.Codec)
-	if codec.String() == "UNSUPPORTED" {
-		return splicedChunk{}, fmt.Errorf("compression codec %v: %w", m.Codec, errInt96)
-	}
 	// The chunk is read in one request (its INT96 values are a fraction of
 	// the file); pages of dictionary indexes are then served from src.
 	data, err := readFull(ctx, src, start, end-start)
 	if err != nil {
 		return splicedChunk{}, err
+	}
+	return int96Pages(ctx, data, start, cc.MetaData, leaf)
+}
+
+// int96Spliced converts a column chunk of an INT96 leaf that splicing
+// laid out (rows deleted), its pieces read from src.
+func int96Spliced(ctx context.Context, src RangeReader, sc splicedChunk, leaf leafInfo) (splicedChunk, error) {
+	data := make([]byte, 0, sc.size)
+	for _, p := range sc.pieces {
+		b := p.data
+		if b == nil {
+			var err error
+			if b, err = readFull(ctx, src, p.src, p.n); err != nil {
+				return splicedChunk{}, err
+			}
+		}
+		data = append(data, b...)
+	}
+	m := sc.meta
+	m.DataPageOffset, m.DictionaryPageOffset = sc.dataOff, 0
+	if sc.dictOff >= 0 {
+		m.DictionaryPageOffset = sc.dictOff
+	}
+	return int96Pages(ctx, data, -1, m, leaf)
+}
+
+// int96Pages converts the pages of a column chunk (data, metadata m), whose
+// first byte lies at start in the source, or nowhere there (-1): its pages
+// of dictionary indexes are then copied from data.
+func int96Pages(ctx context.Context, data []byte, start int64, m format.ColumnMetaData, leaf leafInfo) (splicedChunk, error) {
+	codec := pagecodec.Lookup(m.Codec)
+	if codec.String() == "UNSUPPORTED" {
+		return splicedChunk{}, fmt.Errorf("compression codec %v: %w", m.Codec, errInt96)
 	}
 	sc := splicedChunk{dictOff: -1, dataOff: -1}
 	var uncompressed int64
@@ -125,7 +156,7 @@ func int96Chunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, le
 		}
 		size := int64(h.CompressedPageSize)
 		if size < 0 || h.UncompressedPageSize < 0 || off+hlen+size > int64(len(data)) {
-			return splicedChunk{}, fmt.Errorf("page at %d overruns its chunk: %w", start+off, ErrParquet)
+			return splicedChunk{}, fmt.Errorf("page %d bytes into its chunk overruns it: %w", off, ErrParquet)
 		}
 		body := off + hlen
 		var enc format.Encoding
@@ -138,7 +169,7 @@ func int96Chunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, le
 		case format.DataPageV2:
 			enc = h.DataPageHeaderV2.V.Encoding
 		default:
-			return splicedChunk{}, fmt.Errorf("page of type %v at %d: %w", h.Type, start+off, errInt96)
+			return splicedChunk{}, fmt.Errorf("page of type %v %d bytes into its chunk: %w", h.Type, off, errInt96)
 		}
 		if h.Type != format.DictionaryPage && sc.dataOff < 0 {
 			sc.dataOff = sc.size
@@ -146,7 +177,11 @@ func int96Chunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, le
 		switch enc {
 		case format.PlainDictionary, format.RLEDictionary:
 			if h.Type != format.DictionaryPage {
-				sc.pieces = append(sc.pieces, piece{src: start + off, n: hlen + size})
+				if start >= 0 {
+					sc.pieces = append(sc.pieces, piece{src: start + off, n: hlen + size})
+				} else {
+					sc.pieces = append(sc.pieces, piece{n: hlen + size, data: data[off : body+size]})
+				}
 				sc.size += hlen + size
 				uncompressed += hlen + int64(h.UncompressedPageSize)
 				off = body + size

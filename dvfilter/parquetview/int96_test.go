@@ -283,3 +283,42 @@ func TestInt96RenamedAndDropped(t *testing.T) {
 		t.Errorf("%d values of when, want 120", row)
 	}
 }
+
+// flatInt96Row is int96Row without its list, whose row groups splicing
+// rebuilds page by page.
+type flatInt96Row struct {
+	ID int64            `parquet:"id"`
+	TS deprecated.Int96 `parquet:"ts"`
+	TD deprecated.Int96 `parquet:"td,dict"`
+	TN deprecated.Int96 `parquet:"tn,optional"`
+}
+
+// TestInt96Spliced: in a file with a deletion vector, the row groups that
+// lose rows are spliced page by page, their INT96 chunks then converted.
+func TestInt96Spliced(t *testing.T) {
+	mk := func(i int64) flatInt96Row {
+		r := mkInt96Row(i)
+		return flatInt96Row{ID: r.ID, TS: r.TS, TD: r.TD, TN: r.TN}
+	}
+	for _, codec := range []compress.Codec{&parquet.Snappy, pagecodec.HadoopLZ4{}} {
+		for _, version := range []int{1, 2} {
+			data := writeRowGroups(t, mk, []int{70, 50}, parquet.Compression(codec), parquet.DataPageVersion(version), parquet.PageBufferSize(256))
+			deleted := []uint64{0, 7, 69, 119}
+			src := &bytesSource{data: data}
+			v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(deleted...), BuildOptions{Rename: int96Table()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.SplicedRowGroups != 2 {
+				t.Errorf("%v v%d: %d row groups spliced, want 2 (%v)", codec, version, v.SplicedRowGroups, v.spliceErr)
+			}
+			got, want := int96FileRows(t, materialize(t, v, src)), int96FileRows(t, data)
+			for _, r := range slices.Backward(deleted) {
+				want = slices.Delete(want, int(r), int(r)+1)
+			}
+			if !slices.EqualFunc(got, want, parquet.Row.Equal) {
+				t.Errorf("%v v%d: served rows differ from the stored ones as micros", codec, version)
+			}
+		}
+	}
+}
