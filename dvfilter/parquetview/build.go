@@ -142,6 +142,12 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	out.RowGroups = nil
 	out.NumRows = 0
 	b.add(segment{n: int64(len(magic)), data: magic})
+	var converted [][]*splicedChunk // by row group and column: INT96 chunks of row groups copied
+	if int96 != nil && widen == nil {
+		if converted, err = convertInt96(ctx, src, md, vec, int96, lv, dataEnd); err != nil {
+			return nil, err
+		}
+	}
 	var first int64 // row index of the first row of row group i
 	for i := range md.RowGroups {
 		if err := ctx.Err(); err != nil {
@@ -153,7 +159,11 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		case lost == rg.NumRows && rg.NumRows > 0:
 			v.DroppedRowGroups++
 		case lost == 0 && widen == nil:
-			nrg, err := copyRowGroup(ctx, b, src, rg, dataEnd, int96, lv)
+			var conv []*splicedChunk
+			if converted != nil {
+				conv = converted[i]
+			}
+			nrg, err := copyRowGroup(b, rg, dataEnd, conv)
 			if err != nil {
 				return nil, fmt.Errorf("row group %d: %w", i, err)
 			}
@@ -231,22 +241,19 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 }
 
 // copyRowGroup lays out the column chunks of a row group as source ranges,
-// but for the leaves whose INT96 values it converts (int96, by leaf; lv
-// their levels), and returns its footer entry with the new offsets.
-func copyRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, rg *format.RowGroup, dataEnd int64, int96 []bool, lv []leafInfo) (format.RowGroup, error) {
+// but those converted (by column; nil: none), and returns its footer entry
+// with the new offsets.
+func copyRowGroup(b *viewBuilder, rg *format.RowGroup, dataEnd int64, converted []*splicedChunk) (format.RowGroup, error) {
 	nrg := *rg
 	nrg.Columns = slices.Clone(rg.Columns)
 	nrg.TotalCompressedSize = 0
 	nrg.FileOffset = b.pos
 	for j := range nrg.Columns {
 		cc := &nrg.Columns[j]
-		if j < len(int96) && int96[j] {
-			sc, err := int96Chunk(ctx, src, cc, lv[j], dataEnd)
-			if err != nil {
-				return format.RowGroup{}, fmt.Errorf("column %d: %w", j, err)
-			}
+		if j < len(converted) && converted[j] != nil {
+			sc := converted[j]
 			nrg.TotalByteSize += sc.meta.TotalUncompressedSize - cc.MetaData.TotalUncompressedSize
-			if err := layChunk(b, cc, &sc); err != nil {
+			if err := layChunk(b, cc, sc); err != nil {
 				return format.RowGroup{}, fmt.Errorf("column %d: %w", j, err)
 			}
 			nrg.TotalCompressedSize += sc.size

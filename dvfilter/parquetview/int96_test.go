@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -320,5 +321,37 @@ func TestInt96Spliced(t *testing.T) {
 				t.Errorf("%v v%d: served rows differ from the stored ones as micros", codec, version)
 			}
 		}
+	}
+}
+
+// TestInt96SequentialFits: timestamps a step apart, which Snappy packs
+// tighter as INT96 than as INT64 (the nanoseconds of the day repeat their
+// pattern), are served in the stored size as DELTA_BINARY_PACKED, which
+// pyarrow reads.
+func TestInt96SequentialFits(t *testing.T) {
+	type row struct {
+		ID int64            `parquet:"id"`
+		TS deprecated.Int96 `parquet:"ts"`
+	}
+	data := writeRowGroups(t, func(i int64) row { return row{ID: i, TS: int96Of(1_700_000_000_000_000 + i*1_000_003)} },
+		[]int{20_000}, parquet.Compression(&parquet.Snappy))
+	src := &bytesSource{data: data}
+	rn := &Rename{Columns: []Column{{Name: "id", Physical: "id"}, {Name: "ts", Physical: "ts", Instant: true}}}
+	v, err := Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: rn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := materialize(t, v, src)
+	md := footerOf(t, served)
+	if v.Size() != int64(len(data)) || md.Schema[2].Type.V != format.Int64 || !slices.Contains(md.RowGroups[0].Columns[1].MetaData.Encoding, format.DeltaBinaryPacked) {
+		t.Fatalf("size %d of %d, ts stored %v, encodings %v: want converted, delta-encoded, in the stored size",
+			v.Size(), len(data), md.Schema[2].Type.V, md.RowGroups[0].Columns[1].MetaData.Encoding)
+	}
+	out, ok := pyarrowRead(t, served, `
+import sys, pyarrow.parquet as pq
+t = pq.read_table(sys.argv[1])
+print(t.schema.field("ts").type, t.column("ts")[19999].value)`)
+	if ok && strings.TrimSpace(string(out)) != fmt.Sprintf("timestamp[us, tz=UTC] %d", 1_700_000_000_000_000+19_999*1_000_003) {
+		t.Errorf("pyarrow reads %q", out)
 	}
 }
