@@ -86,25 +86,8 @@ func BenchmarkBuildInt96(b *testing.B) {
 		ID int64            `parquet:"id"`
 		TS deprecated.Int96 `parquet:"ts"`
 	}
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[row](&buf, parquet.Compression(&parquet.Snappy))
-	rows := make([]row, 250_000)
-	for g := range 4 {
-		for i := range rows {
-			id := int64(g*len(rows) + i)
-			rows[i] = row{ID: id, TS: int96Of(1_700_000_000_000_000 + id*1_000_003)}
-		}
-		if _, err := w.Write(rows); err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Flush(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := writeRowGroups(b, func(id int64) row { return row{ID: id, TS: int96Of(1_700_000_000_000_000 + id*1_000_003)} },
+		[]int{250_000, 250_000, 250_000, 250_000}, parquet.Compression(&parquet.Snappy))
 	src := &bytesSource{data: data}
 	rn := &Rename{Columns: []Column{{Name: "id", Physical: "id"}, {Name: "ts", Physical: "ts", Instant: true}}}
 	b.SetBytes(int64(len(data)))

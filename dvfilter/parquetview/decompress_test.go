@@ -147,7 +147,7 @@ func TestHadoopLZ4DataFile(t *testing.T) {
 		if err != nil || v.Rows != 49 || (v.SplicedRowGroups == 1) != c.spliced {
 			t.Fatalf("%s: %v; want 49 rows, spliced %v", c.file, err, c.spliced)
 		}
-		stored, served := lz4Rows(t, data), lz4Rows(t, materialize(t, v, src))
+		stored, served := plainRows(t, data), plainRows(t, materialize(t, v, src))
 		want := append(slices.Clone(stored[:3]), stored[4:]...)
 		if len(stored) != 50 || !slices.EqualFunc(served, want, parquet.Row.Equal) {
 			t.Errorf("%s: served %d rows, not the %d stored less row 3:\n%v\n%v", c.file, len(served), len(stored), served[:4], stored[:5])
@@ -158,9 +158,9 @@ func TestHadoopLZ4DataFile(t *testing.T) {
 	}
 }
 
-// lz4Rows reads the rows of a file in Hadoop's LZ4 with parquet-go, from
-// a copy stored uncompressed.
-func lz4Rows(t *testing.T, data []byte) []parquet.Row {
+// plainRows reads the rows of a file with parquet-go, from a copy whose
+// chunks in Hadoop's LZ4 are stored uncompressed.
+func plainRows(t *testing.T, data []byte) []parquet.Row {
 	t.Helper()
 	md := footerOf(t, data)
 	groups := make([]int, len(md.RowGroups))

@@ -60,6 +60,15 @@ func int96Micros(b []byte) (int64, bool) {
 	return days*microsPerDay + micros, true
 }
 
+// int96ValueMicros converts an INT96 value as parquet-go decodes it.
+func int96ValueMicros(i deprecated.Int96) (int64, bool) {
+	var b [12]byte
+	binary.LittleEndian.PutUint32(b[0:], i[0])
+	binary.LittleEndian.PutUint32(b[4:], i[1])
+	binary.LittleEndian.PutUint32(b[8:], i[2])
+	return int96Micros(b[:])
+}
+
 // int96Values converts PLAIN INT96 values to PLAIN INT64 microseconds.
 func int96Values(vals []byte) ([]byte, error) {
 	if len(vals)%12 != 0 {
@@ -90,12 +99,7 @@ var int96Widening = &widening{node: parquet.TimestampAdjusted(parquet.Microsecon
 	if v.IsNull() {
 		return v, nil
 	}
-	var b [12]byte
-	i := v.Int96()
-	binary.LittleEndian.PutUint32(b[0:], i[0])
-	binary.LittleEndian.PutUint32(b[4:], i[1])
-	binary.LittleEndian.PutUint32(b[8:], i[2])
-	us, ok := int96Micros(b[:])
+	us, ok := int96ValueMicros(v.Int96())
 	if !ok {
 		return v, fmt.Errorf("INT96 value out of the range of INT64 microseconds: %w", errInt96)
 	}

@@ -3,7 +3,6 @@ package parquetview
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -143,40 +142,16 @@ func int96FileRows(t *testing.T, data []byte) []parquet.Row {
 			}
 		}
 	}
-	var plain bytes.Buffer
-	if err := pagecodec.Uncompressed(&plain, md, []int{0, 1}, format.Lz4, func(_, _ int, start, n int64) ([]byte, error) {
-		return data[start : start+n], nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	r := parquet.NewReader(bytes.NewReader(plain.Bytes()))
-	defer r.Close()
-	var out []parquet.Row
-	buf := make([]parquet.Row, 16)
-	for {
-		n, err := r.ReadRows(buf)
-		for _, row := range buf[:n] {
-			row = row.Clone()
-			for k, v := range row {
-				if v.Kind() == parquet.Int96 {
-					var b [12]byte
-					i := v.Int96()
-					binary.LittleEndian.PutUint32(b[0:], i[0])
-					binary.LittleEndian.PutUint32(b[4:], i[1])
-					binary.LittleEndian.PutUint32(b[8:], i[2])
-					us, _ := int96Micros(b[:])
-					row[k] = parquet.Int64Value(us).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
-				}
+	rows := plainRows(t, data)
+	for _, row := range rows {
+		for k, v := range row {
+			if v.Kind() == parquet.Int96 {
+				us, _ := int96ValueMicros(v.Int96())
+				row[k] = parquet.Int64Value(us).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
 			}
-			out = append(out, row)
-		}
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
 		}
 	}
+	return rows
 }
 
 const readInt96Script = `
