@@ -43,6 +43,7 @@ type fileNode struct {
 	vanishes    bool                // tree.vanishes
 	sizeChecked atomic.Bool         // checkSizeOnce found the stored size the log's
 	asStored    atomic.Bool         // servedView found the view changes nothing
+	keptLogged  atomic.Bool         // the view's Kept was logged
 	ino         uint64
 	size        int64 // served size: f.Size, or the view's size; set before the node is used
 
@@ -274,6 +275,9 @@ func (n *fileNode) view(ctx context.Context) (*parquetview.View, syscall.Errno) 
 	v, err := n.root.files.View(ctx, n.f, n.rename)
 	if err != nil {
 		return nil, n.viewFailed(err)
+	}
+	if v.Kept != nil && n.keptLogged.CompareAndSwap(false, true) {
+		n.root.logf("v%d/%s: %v", n.version, n.name, v.Kept)
 	}
 	if v.Size() != n.size {
 		// The kernel has another size: a rebuilt view differs, or a

@@ -63,10 +63,13 @@ func Build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	opts = opts.withDefaults()
 	v, err := build(ctx, src, size, vec, opts)
 	if errors.Is(err, errInt96) && opts.Rename != nil && !opts.Rename.storedInt96 {
+		kept := err
 		rn := *opts.Rename
 		rn.storedInt96 = true
 		opts.Rename = &rn
-		v, err = build(ctx, src, size, vec, opts)
+		if v, err = build(ctx, src, size, vec, opts); err == nil {
+			v.Kept = fmt.Errorf("INT96 timestamps served as stored, not as microseconds: %w", kept)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("parquet view: %w", err)

@@ -330,3 +330,27 @@ print(t.schema.field("ts").type, t.column("ts")[19999].value)`)
 		t.Errorf("pyarrow reads %q", out)
 	}
 }
+
+// TestInt96OutOfRangeKept: a file holding an INT96 value past the range of
+// INT64 microseconds is served as stored, and Kept says why.
+func TestInt96OutOfRangeKept(t *testing.T) {
+	type row struct {
+		ID int64            `parquet:"id"`
+		TS deprecated.Int96 `parquet:"ts"`
+	}
+	data := writeRowGroups(t, func(i int64) row {
+		if i == 3 {
+			return row{ID: i, TS: deprecated.Int96{0, 0, 0xffffffff}} // Julian day 4,294,967,295
+		}
+		return row{ID: i, TS: int96Of(i)}
+	}, []int{10})
+	src := &bytesSource{data: data}
+	rn := &Rename{Columns: []Column{{Name: "id", Physical: "id"}, {Name: "ts", Physical: "ts", Instant: true}}}
+	v, err := Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: rn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Unchanged() || !bytes.Equal(materialize(t, v, src), data) || v.Kept == nil || !strings.Contains(v.Kept.Error(), "out of the range") {
+		t.Errorf("unchanged %v, kept %v: want the stored file, and why", v.Unchanged(), v.Kept)
+	}
+}

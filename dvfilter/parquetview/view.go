@@ -34,6 +34,10 @@ type View struct {
 	// page: RewrittenPages data pages re-encoded, the others copied.
 	SplicedRowGroups, RewrittenPages int
 
+	// Kept says why a file's INT96 timestamps are served as stored, not
+	// converted (int96.go); nil when they are, or it has none.
+	Kept error
+
 	spliceErr error // why the last row group not spliced was not (for tests)
 	unchanged bool  // the view is the source file, byte for byte
 }
