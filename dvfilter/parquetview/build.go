@@ -150,6 +150,15 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		if converted, err = convertInt96(ctx, src, md, vec, int96, lv, dataEnd); err != nil {
 			return nil, err
 		}
+		for _, rg := range converted {
+			for _, sc := range rg {
+				if sc != nil {
+					if err := re.spillPieces(sc); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
 	}
 	var first int64 // row index of the first row of row group i
 	for i := range md.RowGroups {

@@ -354,3 +354,20 @@ func TestInt96OutOfRangeKept(t *testing.T) {
 		t.Errorf("unchanged %v, kept %v: want the stored file, and why", v.Unchanged(), v.Kept)
 	}
 }
+
+// TestInt96Spilled: converted chunks holding more than the spill threshold
+// are served from the spill file.
+func TestInt96Spilled(t *testing.T) {
+	data := writeRowGroups(t, mkInt96Row, []int{70, 50}, parquet.PageBufferSize(256))
+	src := &bytesSource{data: data}
+	v, err := Build(context.Background(), src, int64(len(data)), nil, BuildOptions{Rename: int96Table(), SpillDir: t.TempDir(), SpillThreshold: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.spill == nil || v.Size() != int64(len(data)) {
+		t.Fatalf("spill %v, size %d of %d", v.spill, v.Size(), len(data))
+	}
+	if got, want := int96FileRows(t, materialize(t, v, src)), int96FileRows(t, data); !slices.EqualFunc(got, want, parquet.Row.Equal) {
+		t.Error("served rows differ from the stored ones as micros")
+	}
+}

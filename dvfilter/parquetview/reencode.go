@@ -107,6 +107,46 @@ func (re *reencoder) column(i, j int) (parquet.ColumnChunk, error) {
 	return g.ColumnChunks()[j], nil
 }
 
+// openSpill makes the view's spill file on first need.
+func (re *reencoder) openSpill() error {
+	if re.spill != nil {
+		return nil
+	}
+	f, err := os.CreateTemp(re.opts.SpillDir, "deltafs-dv-*.spill")
+	if err != nil {
+		return fmt.Errorf("spill: %w", err)
+	}
+	os.Remove(f.Name()) // the open file lives on until closed
+	re.spill = f
+	return nil
+}
+
+// spillPieces moves the in-memory pieces of a chunk laid out anew to the
+// spill file, when they hold more than the spill threshold.
+func (re *reencoder) spillPieces(sc *splicedChunk) error {
+	var held int64
+	for _, p := range sc.pieces {
+		held += int64(len(p.data))
+	}
+	if held == 0 || re.opts.SpillThreshold >= 0 && held <= re.opts.SpillThreshold {
+		return nil
+	}
+	if err := re.openSpill(); err != nil {
+		return err
+	}
+	for k, p := range sc.pieces {
+		if p.data == nil {
+			continue
+		}
+		if _, err := re.spill.WriteAt(p.data, re.spEnd); err != nil {
+			return fmt.Errorf("spill: %w", err)
+		}
+		sc.pieces[k] = piece{src: re.spEnd, n: int64(len(p.data)), spilled: true}
+		re.spEnd += int64(len(p.data))
+	}
+	return nil
+}
+
 // close lets go of the copy plainGroup made, if any.
 func (re *reencoder) close() {
 	if re.plain != nil {
@@ -155,13 +195,8 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	if !spill {
 		mem.Grow(int(compressed + compressed/8 + 64<<10)) // about what comes back
 	} else {
-		if re.spill == nil {
-			f, err := os.CreateTemp(re.opts.SpillDir, "deltafs-dv-*.spill")
-			if err != nil {
-				return nil, fmt.Errorf("spill: %w", err)
-			}
-			os.Remove(f.Name()) // the open file lives on until closed
-			re.spill = f
+		if err := re.openSpill(); err != nil {
+			return nil, err
 		}
 		base = re.spEnd
 		// parquet-go keeps a row group's pages in memory until it writes

@@ -82,8 +82,9 @@ func leaves(schema []format.SchemaElement) ([]leafInfo, error) {
 
 // piece is part of a spliced column chunk: a source range, or new bytes.
 type piece struct {
-	src, n int64
-	data   []byte
+	src, n  int64
+	data    []byte
+	spilled bool // the bytes are in the view's spill file at src
 }
 
 // splicedChunk is a column chunk laid out by the page-level path, before
@@ -173,7 +174,7 @@ func layChunk(b *viewBuilder, cc *format.ColumnChunk, sc *splicedChunk) error {
 		if p.data != nil {
 			b.add(segment{n: int64(len(p.data)), data: p.data})
 		} else {
-			b.add(segment{n: p.n, src: p.src})
+			b.add(segment{n: p.n, src: p.src, spilled: p.spilled})
 		}
 	}
 	if b.pos-start != sc.size {
