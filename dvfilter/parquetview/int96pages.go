@@ -1,0 +1,313 @@
+package parquetview
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding/delta"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
+)
+
+// The conversion of a file's INT96 column chunks (int96.go), page by page.
+
+// int96Chunk lays out column chunk cc of an INT96 leaf with its values as
+// INT64 microseconds: pages of dictionary indexes copied from src, the
+// others converted in memory.
+func int96Chunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, leaf leafInfo, dataEnd int64) (splicedChunk, error) {
+	start, end, err := chunkRange(cc, dataEnd)
+	if err != nil {
+		return splicedChunk{}, err
+	}
+	// The chunk is read in one request (its INT96 values are a fraction of
+	// the file); pages of dictionary indexes are then served from src.
+	data, err := readFull(ctx, src, start, end-start)
+	if err != nil {
+		return splicedChunk{}, err
+	}
+	return int96Pages(ctx, data, start, cc.MetaData, leaf)
+}
+
+// int96Spliced converts a column chunk of an INT96 leaf that splicing
+// laid out (rows deleted), its pieces read from src.
+func int96Spliced(ctx context.Context, src RangeReader, sc splicedChunk, leaf leafInfo) (splicedChunk, error) {
+	data := make([]byte, 0, sc.size)
+	for _, p := range sc.pieces {
+		b := p.data
+		if b == nil {
+			var err error
+			if b, err = readFull(ctx, src, p.src, p.n); err != nil {
+				return splicedChunk{}, err
+			}
+		}
+		data = append(data, b...)
+	}
+	m := sc.meta
+	m.DataPageOffset, m.DictionaryPageOffset = sc.dataOff, 0
+	if sc.dictOff >= 0 {
+		m.DictionaryPageOffset = sc.dictOff
+	}
+	return int96Pages(ctx, data, -1, m, leaf)
+}
+
+// int96Pages converts the pages of a column chunk (data, metadata m), whose
+// first byte lies at start in the source, or nowhere there (-1): its pages
+// of dictionary indexes are then copied from data.
+func int96Pages(ctx context.Context, data []byte, start int64, m format.ColumnMetaData, leaf leafInfo) (splicedChunk, error) {
+	codec := pagecodec.Lookup(m.Codec)
+	if codec.String() == "UNSUPPORTED" {
+		return splicedChunk{}, fmt.Errorf("compression codec %v: %w", m.Codec, errInt96)
+	}
+	sc := splicedChunk{dictOff: -1, dataOff: -1}
+	var uncompressed int64
+	for off := int64(0); off < int64(len(data)); {
+		if err := ctx.Err(); err != nil {
+			return splicedChunk{}, err
+		}
+		h, hlen, err := readPageHeader(ctx, bytesRange(data), off, int64(len(data)))
+		if err != nil {
+			return splicedChunk{}, fmt.Errorf("%v: %w", err, ErrParquet)
+		}
+		size := int64(h.CompressedPageSize)
+		if size < 0 || h.UncompressedPageSize < 0 || off+hlen+size > int64(len(data)) {
+			return splicedChunk{}, fmt.Errorf("page %d bytes into its chunk overruns it: %w", off, ErrParquet)
+		}
+		body := off + hlen
+		var enc format.Encoding
+		switch h.Type {
+		case format.DictionaryPage:
+			enc = format.Plain
+			sc.dictOff = sc.size
+		case format.DataPage:
+			enc = h.DataPageHeader.V.Encoding
+		case format.DataPageV2:
+			enc = h.DataPageHeaderV2.V.Encoding
+		default:
+			return splicedChunk{}, fmt.Errorf("page of type %v %d bytes into its chunk: %w", h.Type, off, errInt96)
+		}
+		if h.Type != format.DictionaryPage && sc.dataOff < 0 {
+			sc.dataOff = sc.size
+		}
+		switch enc {
+		case format.PlainDictionary, format.RLEDictionary:
+			if h.Type != format.DictionaryPage {
+				if start >= 0 {
+					sc.pieces = append(sc.pieces, piece{src: start + off, n: hlen + size})
+				} else {
+					sc.pieces = append(sc.pieces, piece{n: hlen + size, data: data[off : body+size]})
+				}
+				sc.size += hlen + size
+				uncompressed += hlen + int64(h.UncompressedPageSize)
+				off = body + size
+				continue
+			}
+		case format.Plain:
+		default:
+			return splicedChunk{}, fmt.Errorf("INT96 page encoded %v: %w", enc, errInt96)
+		}
+		page, enc, full, err := int96Page(h, data[body:body+size], codec, leaf)
+		if err != nil {
+			return splicedChunk{}, err
+		}
+		if !slices.Contains(m.Encoding, enc) {
+			m.Encoding = append(slices.Clone(m.Encoding), enc)
+			m.EncodingStats = nil // what a stored chunk's say no longer holds
+		}
+		sc.pieces = append(sc.pieces, piece{n: int64(len(page)), data: page})
+		sc.size += int64(len(page))
+		uncompressed += full
+		off = body + size
+	}
+	if sc.dataOff < 0 {
+		return splicedChunk{}, fmt.Errorf("column chunk without data pages: %w", ErrParquet)
+	}
+	m.Type = format.Int64
+	m.TotalCompressedSize, m.TotalUncompressedSize = sc.size, uncompressed
+	m.Statistics = format.Statistics{NullCount: m.Statistics.NullCount, DistinctCount: m.Statistics.DistinctCount}
+	m.SizeStatistics = format.SizeStatistics{}
+	sc.meta = m
+	return sc, nil
+}
+
+// int96Page converts one page of PLAIN INT96 values (stored: its body as
+// stored) and returns it, header included, with the encoding of its
+// values and its uncompressed size (header included, as a chunk counts
+// it). The page keeps its codec and version; statistics of INT96 values
+// are dropped.
+func int96Page(h *format.PageHeader, stored []byte, codec compress.Codec, leaf leafInfo) ([]byte, format.Encoding, int64, error) {
+	var levels []byte // stored uncompressed ahead of the values (v2)
+	compressed := true
+	vals := stored
+	if h.Type == format.DataPage && !h.DataPageHeader.Valid || h.Type == format.DataPageV2 && !h.DataPageHeaderV2.Valid {
+		return nil, 0, 0, fmt.Errorf("data page without its header: %w", ErrParquet)
+	}
+	if h.Type == format.DataPageV2 {
+		v2 := &h.DataPageHeaderV2.V
+		n := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
+		if n < 0 || n > int64(len(stored)) || n > int64(h.UncompressedPageSize) {
+			return nil, 0, 0, fmt.Errorf("v2 page: levels of %d bytes in %d: %w", n, len(stored), ErrParquet)
+		}
+		levels, vals = stored[:n], stored[n:]
+		if c, ok := v2.IsCompressed.Get(); ok && !c {
+			compressed = false
+		}
+		v2.Statistics = format.Statistics{NullCount: v2.Statistics.NullCount}
+	}
+	plain := vals
+	if compressed {
+		var err error
+		if plain, err = decompress(codec, vals, int64(h.UncompressedPageSize)-int64(len(levels))); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	head := 0 // v1: bytes of levels ahead of the values, inside the compressed body
+	if h.Type == format.DataPage {
+		dh := &h.DataPageHeader.V
+		for _, present := range []bool{leaf.maxRep > 0, leaf.maxDef > 0} {
+			if !present {
+				continue
+			}
+			if len(plain)-head < 4 {
+				return nil, 0, 0, fmt.Errorf("truncated levels: %w", ErrParquet)
+			}
+			n := int(binary.LittleEndian.Uint32(plain[head:]))
+			if n < 0 || n > len(plain)-head-4 {
+				return nil, 0, 0, fmt.Errorf("levels of %d bytes: %w", n, ErrParquet)
+			}
+			head += 4 + n
+		}
+		if (leaf.maxRep > 0 && dh.RepetitionLevelEncoding != format.RLE) || (leaf.maxDef > 0 && dh.DefinitionLevelEncoding != format.RLE) {
+			return nil, 0, 0, fmt.Errorf("levels encoded %v, %v: %w", dh.RepetitionLevelEncoding, dh.DefinitionLevelEncoding, errInt96)
+		}
+		dh.Statistics = format.Statistics{NullCount: dh.Statistics.NullCount}
+	}
+	values, err := int96Values(plain[head:])
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	enc, conv, body, err := smallerEncoding(h.Type != format.DictionaryPage, plain[:head], values, len(stored)-len(levels), compressed, codec)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	switch h.Type {
+	case format.DataPage:
+		h.DataPageHeader.V.Encoding = enc
+	case format.DataPageV2:
+		h.DataPageHeaderV2.V.Encoding = enc
+	}
+	h.UncompressedPageSize = int32(len(levels) + len(conv))
+	h.CompressedPageSize = int32(len(levels) + len(body))
+	h.CRC = 0
+	header, err := thrift.Marshal(new(thrift.CompactProtocol), h)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	page := append(append(header, levels...), body...)
+	return page, enc, int64(len(header)) + int64(h.UncompressedPageSize), nil
+}
+
+// smallerEncoding encodes converted values (PLAIN INT64) after head (a v1
+// page's levels), compressed when compressed, no larger than the stored
+// body (stored bytes) where it can: a data page also tries
+// DELTA_BINARY_PACKED (small for timestamps close to each other, which may
+// compress better as INT96 than as INT64), and Snappy its slower, denser
+// mode. It returns the encoding, the uncompressed body and the body.
+func smallerEncoding(data bool, head, values []byte, stored int, compressed bool, codec compress.Codec) (format.Encoding, []byte, []byte, error) {
+	encode := func(vals []byte, dense bool) ([]byte, []byte, error) {
+		raw := append(head[:len(head):len(head)], vals...)
+		if !compressed {
+			return raw, raw, nil
+		}
+		var body []byte
+		var err error
+		if dense {
+			body, err = codec.Encode(nil, raw)
+		} else {
+			body, err = pagecodec.Encode(codec.CompressionCodec(), nil, raw)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("compress: %v: %w", err, ErrParquet)
+		}
+		return raw, body, nil
+	}
+	enc := format.Plain
+	raw, body, err := encode(values, false)
+	if err != nil || len(body) <= stored {
+		return enc, raw, body, err
+	}
+	if data {
+		ints := make([]int64, len(values)/8)
+		for i := range ints {
+			ints[i] = int64(binary.LittleEndian.Uint64(values[8*i:]))
+		}
+		dv, err := new(delta.BinaryPackedEncoding).EncodeInt64(nil, ints)
+		if err != nil {
+			return 0, nil, nil, fmt.Errorf("delta encode: %v: %w", err, ErrParquet)
+		}
+		if r, b, err := encode(dv, false); err == nil && len(b) < len(body) {
+			enc, raw, body, values = format.DeltaBinaryPacked, r, b, dv
+		}
+	}
+	if len(body) > stored && compressed && codec.CompressionCodec() == format.Snappy {
+		if r, b, err := encode(values, true); err == nil && len(b) < len(body) {
+			raw, body = r, b
+		}
+	}
+	return enc, raw, body, nil
+}
+
+// convertInt96 converts the INT96 chunks (int96, by leaf; lv their levels)
+// of the row groups that lose no row to vec, on every core, and returns
+// them by row group and column (nil where not converted).
+func convertInt96(ctx context.Context, src RangeReader, md *format.FileMetaData, vec Rows, int96 []bool, lv []leafInfo, dataEnd int64) ([][]*splicedChunk, error) {
+	type job struct{ i, j int }
+	var jobs []job
+	out := make([][]*splicedChunk, len(md.RowGroups))
+	var first uint64
+	for i := range md.RowGroups {
+		rg := &md.RowGroups[i]
+		if vec.CountRange(first, first+uint64(rg.NumRows)) == 0 {
+			out[i] = make([]*splicedChunk, len(rg.Columns))
+			for j := range rg.Columns {
+				if j < len(int96) && int96[j] && j < len(lv) {
+					jobs = append(jobs, job{i, j})
+				}
+			}
+		}
+		first += uint64(rg.NumRows)
+	}
+	errs := make([]error, len(jobs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Go(func() {
+			for k := int(next.Add(1)) - 1; k < len(jobs); k = int(next.Add(1)) - 1 {
+				errs[k] = func() (err error) {
+					jb := jobs[k]
+					defer func() {
+						if p := recover(); p != nil { // a bad file, not a reason to take the mount down
+							err = fmt.Errorf("converting INT96 panicked: %v: %w", p, ErrParquet)
+						}
+						if err != nil {
+							err = fmt.Errorf("row group %d: column %d: %w", jb.i, jb.j, err)
+						}
+					}()
+					sc, err := int96Chunk(ctx, src, &md.RowGroups[jb.i].Columns[jb.j], lv[jb.j], dataEnd)
+					out[jb.i][jb.j] = &sc
+					return err
+				}()
+			}
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
