@@ -7,7 +7,7 @@
 // than stored (a Rename's LeafType: type widening, widen.go; every row
 // group is then re-encoded), and serving timestamps as instants (a
 // Rename's Instant: relabeled, instant.go, or converted from INT96 column
-// chunk by column chunk, int96.go).
+// chunk by column chunk, int96.go and int96pages.go).
 //
 // A row group that loses no row is copied byte for byte; one that loses
 // every row is dropped; one that loses some is rebuilt page by page where
