@@ -136,8 +136,8 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	re := &reencoder{ctx: ctx, src: src, size: size, dataEnd: dataEnd, vec: vec, opts: opts, widen: withInt96(widen, int96)}
 	defer re.close()
 	defer func() {
-		if err != nil && v.spill != nil {
-			v.spill.Close()
+		if err != nil && re.spill != nil {
+			re.spill.Close()
 		}
 	}()
 
@@ -241,7 +241,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		if pad < 0 {
 			return nil, fmt.Errorf("converted, the file would grow by %d bytes: %w", -pad, errInt96)
 		}
-		b.add(segment{n: pad, data: make([]byte, pad)})
+		b.add(segment{n: pad, zeros: true})
 	}
 	b.add(segment{n: int64(len(tail)), data: tail})
 	v.size = b.pos

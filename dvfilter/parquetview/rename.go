@@ -401,7 +401,7 @@ func renamedView(ctx context.Context, src RangeReader, md *format.FileMetaData, 
 		return nil, err
 	}
 	if pad := size - b.pos - int64(len(tail)); pad > 0 {
-		b.add(segment{n: pad, data: make([]byte, pad)})
+		b.add(segment{n: pad, zeros: true})
 	}
 	b.add(segment{n: int64(len(tail)), data: tail})
 	v.size = b.pos

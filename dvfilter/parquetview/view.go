@@ -46,11 +46,16 @@ type View struct {
 type segment struct {
 	off  int64  // where it starts in the view
 	n    int64  // length
-	src  int64  // offset in the source file, when data is nil and !spilled
+	src  int64  // offset in the source file, when fromSource
 	data []byte // in-memory bytes, len n
 	// spilled: the bytes are in View.spill at src.
 	spilled bool
+	// zeros: n zero bytes (padding that keeps a view the stored size).
+	zeros bool
 }
+
+// fromSource reports whether s is a byte range of the source file.
+func (s *segment) fromSource() bool { return s.data == nil && !s.spilled && !s.zeros }
 
 // Size is the exact size of the filtered file in bytes.
 func (v *View) Size() int64 { return v.size }
@@ -83,7 +88,7 @@ func (v *View) SourceOffset(off int64) (int64, bool) {
 		return 0, false
 	}
 	s := v.segs[i]
-	if s.data != nil || s.spilled {
+	if !s.fromSource() {
 		return 0, false
 	}
 	return s.src + off - s.off, true
@@ -105,6 +110,8 @@ func (v *View) ReadAt(ctx context.Context, src RangeReader, p []byte, off int64)
 		switch {
 		case s.data != nil:
 			copy(dst, s.data[lo:lo+n])
+		case s.zeros:
+			clear(dst)
 		case s.spilled:
 			if _, err := v.spill.ReadAt(dst, s.src+lo); err != nil {
 				return done, fmt.Errorf("parquet view: read spill file: %w", err)
@@ -139,7 +146,7 @@ func (b *viewBuilder) add(s segment) {
 	// Merge adjacent source ranges: copied chunks of a row group usually are.
 	if k := len(b.v.segs); k > 0 {
 		last := &b.v.segs[k-1]
-		if s.data == nil && !s.spilled && last.data == nil && !last.spilled && last.src+last.n == s.src {
+		if s.fromSource() && last.fromSource() && last.src+last.n == s.src {
 			last.n += s.n
 			return
 		}
