@@ -211,6 +211,47 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 	})
 }
 
+// TestTimeTravelFollowsRefresh: the timeline a table keeps between
+// lookups is made again when the log moves: a new version is timed and
+// resolved, and a commit enabling in-commit timestamps changes the clock.
+func TestTimeTravelFollowsRefresh(t *testing.T) {
+	const s = 1_700_000_000_000
+	ctx := context.Background()
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	mustCommit(t, gen, mustAdd(t, gen, "part-1.parquet", 5))
+	setModTime(t, dir, 0, s)
+	setModTime(t, dir, 1, s+1000)
+	table, _ := openTable(t, dir)
+	checkAsOf(t, table, map[int64]int64{s + 1500: 1, s + 1e9: 1})
+
+	mustCommit(t, gen, mustAdd(t, gen, "part-2.parquet", 5))
+	setModTime(t, dir, 2, s+2000)
+	if _, err := table.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkAsOf(t, table, map[int64]int64{s + 1500: 1, s + 2000: 2, s + 1e9: 2})
+	if vs, err := table.Versions(ctx); err != nil || fmt.Sprint(vs) != "[0 1 2]" {
+		t.Errorf("versions %v, %v; want [0 1 2]", vs, err)
+	}
+
+	// v3 enables in-commit timestamps; its file's time is ignored.
+	conf := map[string]string{"delta.enableInCommitTimestamps": "true",
+		"delta.inCommitTimestampEnablementVersion": "3", "delta.inCommitTimestampEnablementTimestamp": fmt.Sprint(s + 5000)}
+	mustCommit(t, gen, ictInfo(s+5000), deltagen.Protocol(3, 7, []string{}, []string{"inCommitTimestamp"}),
+		deltagen.Metadata(deltagen.SimpleSchema, nil, conf))
+	setModTime(t, dir, 3, s+100)
+	if _, err := table.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkAsOf(t, table, map[int64]int64{s + 4999: 2, s + 5000: 3, s + 1e9: 3})
+	inst, err := table.Instants(ctx)
+	if err != nil || len(inst) != 4 || !inst[3].InCommit || inst[3].Millis != s+5000 {
+		t.Errorf("instants %+v, %v", inst, err)
+	}
+}
+
 // TestTimeTravelTruncatedHistory: after log cleanup the first version that
 // can be rebuilt is the checkpoint's; an instant before it resolves to
 // nothing, never to a version that cannot be built.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,7 @@ type Table struct {
 	ict      map[int64]int64  // GUARDED_BY(mu); in-commit timestamps read so far, by version
 	// GUARDED_BY(mu); checkpoints a snapshot was rebuilt without, and why
 	passedOver map[int64]error
+	derived    *derived // GUARDED_BY(mu); from files and known, once
 
 	pinned       bool          // GUARDED_BY(mu); Pin: latest never moves
 	cleanupEvery time.Duration // immutable
@@ -175,22 +177,14 @@ func (t *Table) LogFiles(ctx context.Context) ([]replay.LogFile, error) {
 	return t.files, nil
 }
 
-// Versions lists the versions that can be rebuilt, ascending.
+// Versions lists the versions that can be rebuilt, ascending. The slice is
+// shared: callers do not modify it.
 func (t *Table) Versions(ctx context.Context) ([]int64, error) {
-	files, err := t.LogFiles(ctx)
+	d, err := t.current(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	known := t.known
-	t.mu.Unlock()
-	var out []int64
-	for _, v := range replay.Rebuildable(files) {
-		if v <= known {
-			out = append(out, v)
-		}
-	}
-	return out, nil
+	return slices.Clip(d.versions), nil
 }
 
 // Segment names the files that make up version v.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -71,8 +72,8 @@ func (t *Table) tableClock(ctx context.Context, vs []int64) (clock, error) {
 
 // modTimes returns the monotonized modification time of every version the
 // listing has a commit (or, where history was cleaned up, a checkpoint)
-// for, ascending by version.
-func modTimes(files []replay.LogFile) []Instant {
+// for, by version.
+func modTimes(files []replay.LogFile) map[int64]int64 {
 	byVersion := map[int64]int64{}
 	for _, f := range files {
 		switch {
@@ -84,39 +85,35 @@ func modTimes(files []replay.LogFile) []Instant {
 			}
 		}
 	}
-	out := make([]Instant, 0, len(byVersion))
-	for v, ms := range byVersion {
-		out = append(out, Instant{Version: v, Millis: ms})
+	vs := slices.Sorted(maps.Keys(byVersion))
+	for i := 1; i < len(vs); i++ {
+		byVersion[vs[i]] = max(byVersion[vs[i]], byVersion[vs[i-1]]+1)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
-	for i := 1; i < len(out); i++ {
-		out[i].Millis = max(out[i].Millis, out[i-1].Millis+1)
-	}
-	return out
+	return byVersion
 }
 
 // Instants returns the instant of every version that can be rebuilt and
 // timed, ascending. Versions timed by in-commit timestamps cost a small read each
 // (the first line of the commit), once.
 func (t *Table) Instants(ctx context.Context) ([]Instant, error) {
-	vs, files, c, err := t.timeline(ctx)
+	tl, err := t.timeline(ctx)
 	if err != nil {
 		return nil, err
 	}
-	mods := indexInstants(modTimes(files))
-	out := make([]Instant, len(vs))
-	for i, v := range vs {
+	c := tl.clock
+	out := make([]Instant, len(tl.vs))
+	for i, v := range tl.vs {
 		if c.ictFrom >= 0 && v >= c.ictFrom {
-			ms, err := t.inCommitTime(ctx, files, v)
+			ms, err := t.inCommitTime(ctx, tl.files, v)
 			if err != nil {
 				return nil, err
 			}
 			out[i] = Instant{Version: v, Millis: ms, InCommit: true}
 			continue
 		}
-		out[i] = Instant{Version: v, Millis: mods[v]}
+		out[i] = Instant{Version: v, Millis: tl.mods[i]}
 	}
-	split := ictSplit(vs, c)
+	split := ictSplit(tl.vs, c)
 	at := func(i int) int64 { return out[i].Millis }
 	ict := func(i int) (int64, error) { return at(i), nil }
 	for i := range out {
@@ -165,45 +162,17 @@ func resolve(millis int64, n, split int, c clock, ict func(int) (int64, error), 
 // is before the first version that can be rebuilt. With in-commit
 // timestamps it reads about log2(versions) commits' first lines.
 func (t *Table) AsOf(ctx context.Context, millis int64) (version int64, ok bool, err error) {
-	vs, files, c, err := t.timeline(ctx)
-	if err != nil || len(vs) == 0 {
+	tl, err := t.timeline(ctx)
+	if err != nil || len(tl.vs) == 0 {
 		return 0, false, err
 	}
-	mods := indexInstants(modTimes(files))
-	i, err := resolve(millis, len(vs), ictSplit(vs, c), c,
-		func(i int) (int64, error) { return t.inCommitTime(ctx, files, vs[i]) },
-		func(i int) int64 { return mods[vs[i]] })
+	i, err := resolve(millis, len(tl.vs), ictSplit(tl.vs, tl.clock), tl.clock,
+		func(i int) (int64, error) { return t.inCommitTime(ctx, tl.files, tl.vs[i]) },
+		func(i int) int64 { return tl.mods[i] })
 	if err != nil || i < 0 {
 		return 0, false, err
 	}
-	return vs[i], true, nil
-}
-
-// timeline gathers what timing needs: the rebuildable versions, the
-// listing, and the clock.
-func (t *Table) timeline(ctx context.Context) ([]int64, []replay.LogFile, clock, error) {
-	vs, err := t.Versions(ctx)
-	if err != nil {
-		return nil, nil, clock{}, err
-	}
-	files, err := t.LogFiles(ctx)
-	if err != nil {
-		return nil, nil, clock{}, err
-	}
-	c, err := t.tableClock(ctx, vs)
-	if err != nil || c.ictFrom < 0 {
-		return vs, files, c, err
-	}
-	// A version timed by its in-commit timestamp whose commit is gone (the
-	// log cleaned up to its checkpoint) has no instant: the timestamp is
-	// only in the commit, as Delta reads it.
-	timed := vs[:0:0]
-	for _, v := range vs {
-		if _, ok := findLogFile(files, replay.CommitKey(v)); ok || v < c.ictFrom {
-			timed = append(timed, v)
-		}
-	}
-	return timed, files, c, nil
+	return tl.vs[i], true, nil
 }
 
 // findLogFile finds key in a listing sorted by key.
