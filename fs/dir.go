@@ -2,7 +2,6 @@ package fs
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -15,8 +14,8 @@ import (
 	"github.com/deltafs/deltafs/versions/serve"
 )
 
-// dirNode is a directory inside a version: v/<N> itself (prefix "") or one
-// of its subdirectories (prefix "date=2024-01-01/"). It keeps no tree of its
+// dirNode is a directory inside a version: the top of v/<N> (prefix "",
+// serving the versionDir) or one of its subdirectories (prefix "date=2024-01-01/"). It keeps no tree of its
 // own. A snapshot's files are sorted by path, so the files under a prefix
 // are one contiguous run files[lo:hi]; a lookup is a binary search in the
 // run (after a look where the previous one ended) and a listing is one
@@ -70,18 +69,18 @@ var (
 	_ = (fusefs.NodeOpendirHandler)((*dirNode)(nil))
 )
 
-// newVersionDir returns the node of v/<N> for a version's layout.
-func newVersionDir(r *root, version int64, lay *layout.Version) *dirNode {
-	return newTreeDir(r, &tree{version: version, lay: lay}, fmt.Sprintf("v%d", version))
-}
-
 // newTreeDir returns the top directory of a tree, logging the files it
 // does not show; label names the tree in the log.
 func newTreeDir(r *root, t *tree, label string) *dirNode {
+	logHidden(r, t, label)
+	return newDir(r, t, "", 0, len(t.lay.Entries))
+}
+
+// logHidden logs the files a tree does not show.
+func logHidden(r *root, t *tree, label string) {
 	for _, h := range t.lay.Hidden {
 		r.logf("%s: not shown: %s: %s", label, h.Path, h.Why)
 	}
-	return newDir(r, t, "", 0, len(t.lay.Entries))
 }
 
 func newDir(r *root, t *tree, prefix string, lo, hi int) *dirNode {
@@ -170,6 +169,12 @@ func (d *dirNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.A
 // Lookup finds a data file or subdirectory. A name that is both (a file "a"
 // and a file "a/b", possible in an object store) is the file.
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
+	return d.lookupIn(ctx, &d.Inode, name, out)
+}
+
+// lookupIn is Lookup, making the node found below parent: d's own inode,
+// or for the top of a version, the versionDir's (d has none).
+func (d *dirNode) lookupIn(ctx context.Context, parent *fusefs.Inode, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
 	i := d.fileIndex(name)
 	if i < d.hi && d.files[i].Name[len(d.prefix):] == name {
 		if d.next.Swap(int64(i+1)) == int64(i) && i > d.lo {
@@ -180,7 +185,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 			return nil, errno
 		}
 		f.fillEntry(out)
-		return d.NewInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: f.ino}), 0
+		return parent.NewInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: f.ino}), 0
 	}
 	full := d.prefix + name
 	sub := full + "/"
@@ -191,7 +196,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	k := d.search(j, d.hi, full+"0") // '0' follows '/': the end of the run under sub
 	ch := newDir(d.root, d.tree, sub, j, k)
 	ch.fillEntry(out)
-	return d.NewInode(ctx, ch, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: ch.ino}), 0
+	return parent.NewInode(ctx, ch, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: ch.ino}), 0
 }
 
 // OpendirHandle opens the directory for listing (noOpendirFS opens one

@@ -32,8 +32,9 @@
 // plain data file of a local table, 1 MiB or more, is handed to the kernel
 // instead (FUSE passthrough), opened under the store's rules.
 //
-// One node kind per file: root.go, latest.go, versions.go (v/), dir.go
-// (version directories, their subdirectories, and any tree served as one),
+// One node kind per file: root.go, latest.go, versions.go (v/),
+// versiondir.go (v/<N>, timed from the listing, built at the first look
+// inside), dir.go (the inside of a version, and any tree served as one),
 // file.go (data files), at.go, changes.go, history.go. Round trips are
 // what a mount costs: links are cached by the kernel (refresh invalidates
 // latest), directories are opened by the kernel, which keeps their

@@ -152,6 +152,16 @@ func (f *fakeTable) History(ctx context.Context) ([]HistoryEntry, error) {
 	return slices.Clone(f.history[:f.known+1]), nil
 }
 
+// CommitTime times a known version by its history entry.
+func (f *fakeTable) CommitTime(ctx context.Context, v int64) (int64, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if v < 0 || v > f.known {
+		return 0, false, nil
+	}
+	return f.history[v].Instant, true, nil
+}
+
 // Instants times each known version by its history entry.
 func (f *fakeTable) Instants(ctx context.Context) ([]versions.Instant, error) {
 	h, _ := f.History(ctx)

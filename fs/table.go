@@ -10,8 +10,12 @@ import (
 
 // Table is what the mount needs from the versions layer.
 type Table interface {
-	Latest() int64                                                            // newest known version (cached, no I/O)
-	Versions(ctx context.Context) ([]int64, error)                            // rebuildable versions, ascending
+	Latest() int64                                 // newest known version (cached, no I/O)
+	Versions(ctx context.Context) ([]int64, error) // rebuildable versions, ascending
+	// CommitTime is when version v was committed, by its commit file
+	// (versions.Table.CommitTime), from the listing; ok is false for a
+	// version that cannot be rebuilt.
+	CommitTime(ctx context.Context, v int64) (ms int64, ok bool, err error)
 	Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error)          // cached by the table
 	History(ctx context.Context) ([]HistoryEntry, error)                      // for history.jsonl
 	ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) // data file bytes; path is replay.File.Path

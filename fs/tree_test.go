@@ -5,6 +5,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -22,11 +23,32 @@ func TestRootAndVersionsListing(t *testing.T) {
 	if n := m.table.snapshotN.Load(); n != 0 {
 		t.Errorf("listing v/ built %d snapshots, want 0", n)
 	}
-	if _, err := os.Stat(m.path("v/1")); err != nil {
-		t.Fatal(err)
+	// `ls -l v/`: each version is timed by its commit, none is built.
+	h, _ := m.table.History(t.Context())
+	for v, e := range h {
+		fi, err := os.Stat(m.path("v/" + strconv.Itoa(v)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := time.UnixMilli(e.Instant); !fi.ModTime().Equal(want) || !fi.IsDir() {
+			t.Errorf("stat v/%d: %v, mtime %v; want a directory of %v", v, fi.Mode(), fi.ModTime(), want)
+		}
+	}
+	if n := m.table.snapshotN.Load(); n != 0 {
+		t.Errorf("stat of every version asked for %d snapshots, want 0", n)
+	}
+	// The first look inside builds the version, once.
+	for range 2 {
+		es, err := os.ReadDir(m.path("v/1"))
+		if err != nil || len(es) == 0 {
+			t.Fatalf("ls v/1: %v, %v", es, err)
+		}
+		if _, err := os.Stat(m.path("v/1/" + es[0].Name())); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if n := m.table.snapshotN.Load(); n != 1 {
-		t.Errorf("first lookup of v/1 asked for %d snapshots, want 1", n)
+		t.Errorf("looking inside v/1 asked for %d snapshots, want 1", n)
 	}
 }
 

@@ -2,7 +2,6 @@ package fs
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"syscall"
 
@@ -61,8 +60,8 @@ func (n *versionsNode) entries(ctx context.Context, kind byte) ([]fuse.DirEntry,
 }
 
 // OpendirHandle opens v/ for listing with a handle of our own, so that
-// READDIRPLUS does not look up (and so build the snapshot of) every version
-// that `ls v/` merely names.
+// READDIRPLUS does not make a node for every version that `ls v/` merely
+// names.
 func (n *versionsNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
 	entries, errno := n.entries(ctx, kindDir)
 	if errno != 0 {
@@ -95,7 +94,7 @@ func (h *versionsHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno 
 // entry as a plain dirent and looks it up when it is used).
 func (h *versionsHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
 	if ch := h.node.GetChild(name); ch != nil {
-		if d, ok := ch.Operations().(*dirNode); ok {
+		if d, ok := ch.Operations().(*versionDir); ok {
 			d.fillEntry(out)
 			return ch, 0
 		}
@@ -104,47 +103,33 @@ func (h *versionsHandle) Lookup(ctx context.Context, name string, out *fuse.Entr
 }
 
 // Lookup finds version directory v/<name>. Only canonical decimal names of
-// rebuildable versions exist: "007", "-1", "+1" and "abc" do not. The
-// version's snapshot is built (by the table, which caches it) on the first
-// lookup; later lookups reuse the node while the kernel keeps it.
+// rebuildable versions exist: "007", "-1", "+1" and "abc" do not. Its
+// snapshot is built at the first look inside it (versionDir); later
+// lookups reuse the node while the kernel keeps it.
 func (n *versionsNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
 	v, ok := parseVersion(name)
 	if !ok {
 		return nil, syscall.ENOENT
 	}
 	if ch := n.GetChild(name); ch != nil {
-		if d, ok := ch.Operations().(*dirNode); ok {
+		if d, ok := ch.Operations().(*versionDir); ok {
 			d.fillEntry(out)
 			return ch, 0
 		}
 	}
-	vs, err := n.root.table.Versions(ctx)
+	ms, ok, err := n.root.table.CommitTime(ctx, v)
 	if err != nil {
 		if !isCancel(err) {
 			n.root.logf("list versions: %v", err)
 		}
 		return nil, toErrno(err)
 	}
-	if _, found := slices.BinarySearch(vs, v); !found {
+	if !ok {
 		return nil, syscall.ENOENT
 	}
-	snap, err := n.root.table.Snapshot(ctx, v)
-	if err != nil {
-		if !isCancel(err) {
-			n.root.logf("snapshot v%d: %v", v, err)
-		}
-		return nil, toErrno(err)
-	}
-	lay, err := n.root.layout(ctx, snap)
-	if err != nil {
-		if !isCancel(err) {
-			n.root.logf("layout of v%d: %v", v, err)
-		}
-		return nil, toErrno(err)
-	}
-	d := newVersionDir(n.root, v, lay)
+	d := &versionDir{root: n.root, version: v, mtime: ms}
 	d.fillEntry(out)
-	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino}), 0
+	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino()}), 0
 }
 
 // parseVersion accepts only the canonical decimal spelling of a version

@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -124,6 +125,16 @@ func mountOpened(t testing.TB, st *blobstore.Store, elsewhere []*blobstore.Store
 	}
 	t.Cleanup(unmount)
 	return &liveMount{dir: dir, table: tbl, store: st, logs: logs, unmount: unmount}
+}
+
+// buildVersion has the mount build a version directory and nothing more:
+// the first look inside one builds its snapshot and layout, and a lookup
+// of a name it does not hold looks up none of its files.
+func buildVersion(t testing.TB, dir string) {
+	t.Helper()
+	if _, err := os.Lstat(filepath.Join(dir, "no-file-of-the-table")); !errors.Is(err, iofs.ErrNotExist) {
+		t.Fatalf("build %s: %v", dir, err)
+	}
 }
 
 // walkFiles returns the regular files under dir (a symlink such as latest
