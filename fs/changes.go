@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"syscall"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
@@ -24,7 +25,7 @@ type changesNode struct {
 var (
 	_ = (fusefs.InodeEmbedder)((*changesNode)(nil))
 	_ = (fusefs.NodeLookuper)((*changesNode)(nil))
-	_ = (fusefs.NodeReaddirer)((*changesNode)(nil))
+	_ = (fusefs.NodeOpendirHandler)((*changesNode)(nil))
 	_ = (fusefs.NodeGetattrer)((*changesNode)(nil))
 )
 
@@ -46,17 +47,14 @@ func (n *changesNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fu
 	return 0
 }
 
-// Readdir lists the versions, as v/ does.
-func (n *changesNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
-	entries, errno := n.root.versions.entries(ctx, kindChanges)
-	if errno != 0 {
-		return nil, errno
-	}
-	return fusefs.NewListDirStream(entries), 0
+// OpendirHandle opens changes/ for listing the versions, as v/ does.
+func (n *changesNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	return openVersions(ctx, n.root, &n.Inode, kindChanges)
 }
 
-// Lookup finds changes/<N>: the commit is read, and the versions N and N-1
-// built, on the first lookup.
+// Lookup finds changes/<N>, for a version whose commit the log holds. As
+// for v/<N>, the commit is read, and the versions N and N-1 built, at the
+// first look inside.
 func (n *changesNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
 	v, ok := parseVersion(name)
 	if !ok {
@@ -68,37 +66,35 @@ func (n *changesNode) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 			return ch, 0
 		}
 	}
-	c, err := n.root.table.Changes(ctx, v)
-	switch {
-	case errors.Is(err, versions.ErrNoCommit):
-		return nil, syscall.ENOENT
-	case err != nil:
-		if !isCancel(err) {
-			n.root.logf("changes of v%d: %v", v, err)
-		}
-		return nil, toErrno(err)
+	has, err := n.root.table.HasCommit(ctx, v)
+	var ms int64
+	if err == nil && has {
+		ms, has, err = n.root.table.CommitTime(ctx, v)
 	}
-	d, err := newCommitDir(ctx, n.root, c)
 	if err != nil {
 		if !isCancel(err) {
-			n.root.logf("changes of v%d: %v", v, err)
+			n.root.logf("list versions: %v", err)
 		}
 		return nil, toErrno(err)
 	}
+	if !has {
+		return nil, syscall.ENOENT
+	}
+	d := &commitDir{root: n.root, version: v, mtime: ms}
 	d.fillEntry(out)
-	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino}), 0
+	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino()}), 0
 }
 
 // commitDir is changes/<N>: added/, removed/ and cdc/, each a tree served
-// as a version directory is. It never changes.
+// as a version directory is. It never changes. Its time is its commit's;
+// the trees are made at the first look inside.
 type commitDir struct {
 	fusefs.Inode
 	readOnlyDir
 	root    *root
 	version int64
-	ino     uint64
-	mtime   int64
-	parts   [3]*tree // added, removed, cdc: a node is made per lookup
+	mtime   int64                    // when committed (Table.CommitTime), ms
+	parts   atomic.Pointer[[3]*tree] // added, removed, cdc, once built: a node is made per lookup
 }
 
 var (
@@ -111,29 +107,57 @@ var (
 // partNames are the names of a commitDir's parts, in its order.
 var partNames = [3]string{nameAdded, nameRemoved, nameCDC}
 
-func newCommitDir(ctx context.Context, r *root, c *versions.Changes) (*commitDir, error) {
-	d := &commitDir{root: r, version: c.Version, ino: ino(c.Version, kindChanges, "")}
+func (d *commitDir) ino() uint64 { return ino(d.version, kindChanges, "") }
+
+// built returns the parts, reading the commit and building the versions
+// it changed at the first call. A build that fails is tried again at the
+// next call.
+func (d *commitDir) built(ctx context.Context) (*[3]*tree, syscall.Errno) {
+	if parts := d.parts.Load(); parts != nil {
+		return parts, 0
+	}
+	parts, err := commitParts(ctx, d.root, d.version)
+	if err != nil {
+		if errors.Is(err, versions.ErrNoCommit) {
+			return nil, syscall.ENOENT // gone since the lookup (log cleanup)
+		}
+		if !isCancel(err) {
+			d.root.logf("changes of v%d: %v", d.version, err)
+		}
+		return nil, toErrno(err)
+	}
+	if !d.parts.CompareAndSwap(nil, parts) {
+		return d.parts.Load(), 0
+	}
+	for _, t := range parts {
+		logHidden(d.root, t, t.space[:len(t.space)-1])
+	}
+	return parts, 0
+}
+
+// commitParts reads what commit v did and lays out its three parts.
+func commitParts(ctx context.Context, r *root, v int64) (*[3]*tree, error) {
+	c, err := r.table.Changes(ctx, v)
+	if err != nil {
+		return nil, err
+	}
 	if c.RemovedUnknown != "" {
 		r.logf("changes/%d/%s is empty: %s", c.Version, nameRemoved, c.RemovedUnknown)
 	}
-	for i, p := range []struct {
-		name string
-		part versions.Part
-	}{{partNames[0], c.Added}, {partNames[1], c.Removed}, {partNames[2], c.CDC}} {
+	var parts [3]*tree
+	for i, p := range []versions.Part{c.Added, c.Removed, c.CDC} {
 		var adjust func(*layout.Version)
-		if p.name == nameCDC {
+		if partNames[i] == nameCDC {
 			adjust = (*layout.Version).ForChangeData
 		}
-		lay, err := r.layoutOf(ctx, p.part.Snap, p.part.Parts, p.part.NullCounted, adjust)
+		lay, err := r.layoutOf(ctx, p.Snap, p.Parts, p.NullCounted, adjust)
 		if err != nil {
 			return nil, err
 		}
-		space := fmt.Sprintf("changes/%d/%s/", c.Version, p.name)
-		t := &tree{version: p.part.Snap.Version, lay: lay, space: space, vanishes: p.name == nameRemoved}
-		d.parts[i] = t
-		d.mtime = max(d.mtime, newTreeDir(r, t, space[:len(space)-1]).mtime) // logs what it hides, once
+		space := fmt.Sprintf("changes/%d/%s/", c.Version, partNames[i])
+		parts[i] = &tree{version: p.Snap.Version, lay: lay, space: space, vanishes: partNames[i] == nameRemoved}
 	}
-	return d, nil
+	return &parts, nil
 }
 
 // Lookup finds added/, removed/ or cdc/.
@@ -146,7 +170,11 @@ func (d *commitDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 			ch.Operations().(*dirNode).fillEntry(out)
 			return ch, 0
 		}
-		t := d.parts[i]
+		parts, errno := d.built(ctx)
+		if errno != 0 {
+			return nil, errno
+		}
+		t := parts[i]
 		p := newDir(d.root, t, "", 0, len(t.lay.Entries))
 		p.fillEntry(out)
 		return d.NewInode(ctx, p, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: p.ino}), 0
@@ -156,16 +184,20 @@ func (d *commitDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 
 // Readdir lists the three parts.
 func (d *commitDir) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
+	parts, errno := d.built(ctx)
+	if errno != 0 {
+		return nil, errno
+	}
 	entries := make([]fuse.DirEntry, len(partNames))
 	for i, name := range partNames {
-		entries[i] = fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR, Ino: d.parts[i].ino(kindDir, "")}
+		entries[i] = fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR, Ino: parts[i].ino(kindDir, "")}
 	}
 	return fusefs.NewListDirStream(entries), 0
 }
 
 func (d *commitDir) fillAttr(out *fuse.Attr) {
 	out.Mode = syscall.S_IFDIR | 0o555
-	out.Ino = d.ino
+	out.Ino = d.ino()
 	out.Nlink = 5
 	out.Size = 4096
 	t := msTime(d.mtime)

@@ -184,6 +184,8 @@ func (f *fakeTable) AsOf(ctx context.Context, millis int64) (int64, bool, error)
 }
 
 // Changes: the fake keeps no commits (changes/ is tested on real tables).
+func (f *fakeTable) HasCommit(ctx context.Context, v int64) (bool, error) { return false, nil }
+
 func (f *fakeTable) Changes(ctx context.Context, v int64) (*versions.Changes, error) {
 	return nil, versions.ErrNoCommit
 }

@@ -16,6 +16,9 @@ type Table interface {
 	// (versions.Table.CommitTime), from the listing; ok is false for a
 	// version that cannot be rebuilt.
 	CommitTime(ctx context.Context, v int64) (ms int64, ok bool, err error)
+	// HasCommit reports whether version v can be rebuilt and the listing
+	// holds its commit (changes/<N> exists), with no request.
+	HasCommit(ctx context.Context, v int64) (bool, error)
 	Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error)          // cached by the table
 	History(ctx context.Context) ([]HistoryEntry, error)                      // for history.jsonl
 	ReadRange(ctx context.Context, path string, off, n int64) ([]byte, error) // data file bytes; path is replay.File.Path

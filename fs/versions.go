@@ -59,28 +59,35 @@ func (n *versionsNode) entries(ctx context.Context, kind byte) ([]fuse.DirEntry,
 	return entries, 0
 }
 
-// OpendirHandle opens v/ for listing with a handle of our own, so that
-// READDIRPLUS does not make a node for every version that `ls v/` merely
-// names.
+// OpendirHandle opens v/ for listing (versionsHandle).
 func (n *versionsNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	entries, errno := n.entries(ctx, kindDir)
-	if errno != 0 {
-		return nil, 0, errno
-	}
-	return &versionsHandle{listHandle: listHandle{entries: entries}, node: n}, 0, 0
+	return openVersions(ctx, n.root, &n.Inode, kindDir)
 }
 
-// versionsHandle is one open of v/: the versions as of opendir (or the last
-// rewind), and a position in them.
+// openVersions opens a directory of versions (v/, changes/) for listing
+// with a handle of our own, so that READDIRPLUS does not make a node for
+// every version that `ls` merely names.
+func openVersions(ctx context.Context, r *root, dir *fusefs.Inode, kind byte) (fusefs.FileHandle, uint32, syscall.Errno) {
+	h := &versionsHandle{root: r, dir: dir, kind: kind}
+	if errno := h.Seekdir(ctx, 0); errno != 0 {
+		return nil, 0, errno
+	}
+	return h, 0, 0
+}
+
+// versionsHandle is one open of a directory of versions: the versions as
+// of opendir (or the last rewind), and a position in them.
 type versionsHandle struct {
 	listHandle
-	node *versionsNode
+	root *root
+	dir  *fusefs.Inode
+	kind byte // of the inode numbers of the entries
 }
 
 // Seekdir moves to an offset a Readdirent returned; 0 rewinds and re-lists.
 func (h *versionsHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 	if off == 0 {
-		entries, errno := h.node.entries(ctx, kindDir)
+		entries, errno := h.root.versions.entries(ctx, h.kind)
 		if errno != 0 {
 			return errno
 		}
@@ -89,12 +96,15 @@ func (h *versionsHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno 
 	return h.listHandle.Seekdir(ctx, off)
 }
 
-// Lookup serves READDIRPLUS: a version directory the kernel already knows is
+// entryFiller is a node that reports its own entry.
+type entryFiller interface{ fillEntry(out *fuse.EntryOut) }
+
+// Lookup serves READDIRPLUS: a directory the kernel already knows is
 // returned as is; for the others it declines (the kernel then treats the
 // entry as a plain dirent and looks it up when it is used).
 func (h *versionsHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
-	if ch := h.node.GetChild(name); ch != nil {
-		if d, ok := ch.Operations().(*versionDir); ok {
+	if ch := h.dir.GetChild(name); ch != nil {
+		if d, ok := ch.Operations().(entryFiller); ok {
 			d.fillEntry(out)
 			return ch, 0
 		}

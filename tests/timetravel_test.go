@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -377,5 +379,47 @@ func copyToStore(t *testing.T, dir, location string) {
 		if err := st.Write(ctx, f, data); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestListingVersionsReadsNothing: `ls -l` of v/, changes/ and at/ names
+// and times every version from the listing of the log: no object is read
+// (the log is listed once, if the open did not list it whole), and no
+// version is built. Before, a stat of v/<N> or changes/<N> built the
+// version, reading its checkpoint and commits, and at/ walked the whole
+// listing per entry.
+func TestListingVersionsReadsNothing(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	const commits = 30
+	for v := 1; v < commits; v++ {
+		mustCommit(t, gen, mustAdd(t, gen, fmt.Sprintf("part-%02d.parquet", v), 5))
+		if v == 10 || v == 20 {
+			if _, err := gen.Checkpoint(int64(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	before := m.store.Counts()
+	for _, sub := range []string{"v", "changes", "at"} {
+		out, err := exec.Command("ls", "-l", filepath.Join(m.dir, sub)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ls -l %s: %v\n%s", sub, err, out)
+		}
+		if lines := strings.Count(string(out), "\n"); lines != commits+1 { // and "total"
+			t.Errorf("ls -l %s: %d lines, want %d\n%s", sub, lines, commits+1, out)
+		}
+	}
+	if c := m.store.Counts().Sub(before); c.Gets != 0 || c.Lists > 1 {
+		t.Errorf("ls -l of v/, changes/, at/ made %+v; want no read, one listing at most", c)
+	}
+	// The first look inside builds the version: v/25 from the checkpoint
+	// of v20 and five commits.
+	names := mustWalk(t, filepath.Join(m.dir, "v", "25"))
+	if len(names) != 25 {
+		t.Errorf("v/25 holds %d files, want 25", len(names))
 	}
 }

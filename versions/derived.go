@@ -131,3 +131,17 @@ func (t *Table) CommitTime(ctx context.Context, v int64) (ms int64, ok bool, err
 	}
 	return t.modsOf(d)[v], true, nil
 }
+
+// HasCommit reports whether version v can be rebuilt and the listing holds
+// its commit: Changes can read what it did (or finds it gone since).
+func (t *Table) HasCommit(ctx context.Context, v int64) (bool, error) {
+	d, err := t.current(ctx)
+	if err != nil {
+		return false, err
+	}
+	if _, ok := slices.BinarySearch(d.versions, v); !ok {
+		return false, nil
+	}
+	_, ok := findLogFile(d.files, replay.CommitKey(v))
+	return ok, nil
+}
