@@ -67,6 +67,7 @@ func (n *atNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*
 
 // Readdir lists one instant per version that can be rebuilt and that an
 // instant resolves to: each name leads to the version it is the instant of.
+// An instant past the year 9999 (a broken log's) has no name to list.
 func (n *atNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
 	inst, err := n.root.table.Instants(ctx)
 	if err != nil {
@@ -77,7 +78,7 @@ func (n *atNode) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) 
 	}
 	entries := make([]fuse.DirEntry, 0, len(inst))
 	for _, in := range inst {
-		if in.Resolves {
+		if in.Resolves && versions.Spellable(in.Millis) {
 			entries = append(entries, fuse.DirEntry{Name: versions.FormatInstant(in.Millis), Mode: syscall.S_IFLNK})
 		}
 	}

@@ -38,3 +38,26 @@ func TestAtResolvesInstants(t *testing.T) {
 		t.Errorf("ls at/<v0's instant>/ = %q, want v/0's %q", got, want)
 	}
 }
+
+// TestAtListsOnlyWhatResolves: a version timed past the year 9999 (a
+// broken or hostile log) has no RFC 3339 name: at/ does not list a name
+// that its lookup would not find.
+func TestAtListsOnlyWhatResolves(t *testing.T) {
+	tbl := standardTable(t)
+	tbl.mu.Lock()
+	tbl.history[1].Instant = 1e15 // the year 33658
+	tbl.mu.Unlock()
+	m := mountFake(t, tbl, Options{})
+	es, err := os.ReadDir(m.path("at"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if _, err := os.Lstat(m.path("at/" + e.Name())); err != nil {
+			t.Errorf("ls at/ lists %s: %v", e.Name(), err)
+		}
+	}
+	if len(es) != 1 {
+		t.Errorf("ls at/ lists %d names, want v0's only", len(es))
+	}
+}

@@ -13,6 +13,14 @@ const InstantLayout = "2006-01-02T15:04:05.000Z"
 // FormatInstant spells an instant (ms since the epoch) canonically.
 func FormatInstant(ms int64) string { return time.UnixMilli(ms).UTC().Format(InstantLayout) }
 
+// Spellable reports whether an instant has a spelling ParseInstant reads
+// back: RFC 3339 has years 0000 to 9999 only. A hostile or broken log can
+// time a version outside them.
+func Spellable(ms int64) bool {
+	y := time.UnixMilli(ms).UTC().Year()
+	return y >= 0 && y <= 9999
+}
+
 // ParseInstant reads an instant as people write one: RFC 3339 with Z or an
 // offset and optional fractional seconds (2024-01-05T09:37:00Z,
 // 2024-01-05T10:37:00.5+01:00), or a plain date (2024-01-05: midnight
