@@ -496,3 +496,46 @@ func TestHistoryWithADamagedCommit(t *testing.T) {
 		t.Errorf("v2's error %q does not name the line", h[2].Error)
 	}
 }
+
+// TestHistoryReadsOnlyNewCommits: after a refresh, History reads the new
+// commits alone (history.jsonl is made again whenever latest moves, and
+// read every commit each time) and says what a new table's History says,
+// files counted across the versions it kept and the ones it added.
+func TestHistoryReadsOnlyNewCommits(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	for i := 1; i <= 40; i++ {
+		mustCommit(t, gen, deltagen.AddFile(fmt.Sprintf("part-%d.parquet", i), 10, 1, nil, ""))
+	}
+	table, st := openTable(t, dir)
+	if _, err := table.History(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// v41 removes a file and adds one; v42 adds one.
+	mustCommit(t, gen, deltagen.Remove("part-3.parquet", 2), deltagen.AddFile("part-41.parquet", 10, 2, nil, ""))
+	mustCommit(t, gen, deltagen.AddFile("part-42.parquet", 10, 3, nil, ""))
+	if _, err := table.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := st.Counts()
+	got, err := table.History(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gets := st.Counts().Sub(before).Gets; gets > 2 {
+		t.Errorf("history after two new commits read %d objects, want 2 (the new commits)", gets)
+	}
+	fresh, _ := openTable(t, dir)
+	want, err := fresh.History(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("history kept across a refresh:\n%+v\nwant\n%+v", got, want)
+	}
+	if last := got[len(got)-1]; len(got) != 43 || last.Files != 41 || got[41].Removed != 1 || got[41].Added != 1 {
+		t.Errorf("%d versions, the last %+v, v41 %+v; want 43, 41 files, v41 removing one and adding one", len(got), last, got[41])
+	}
+}

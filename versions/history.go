@@ -39,7 +39,10 @@ type fileChange struct {
 
 // History describes every rebuildable version, ascending. The timestamp is
 // the in-commit timestamp when the commit has one, else commitInfo's, else
-// the commit file's modification time.
+// the commit file's modification time. A commit never changes: the
+// versions described by an earlier call are kept, and only those after
+// them read (history.jsonl is made again whenever latest moves; it read
+// every commit each time).
 func (t *Table) History(ctx context.Context) ([]Commit, error) {
 	files, err := t.LogFiles(ctx)
 	if err != nil {
@@ -55,11 +58,20 @@ func (t *Table) History(ctx context.Context) ([]Commit, error) {
 			byVersion[f.Version] = f
 		}
 	}
+	t.mu.Lock()
+	described := t.described
+	t.mu.Unlock()
 	out := make([]Commit, len(versions))
 	errs := make([]error, len(versions))
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup
+	kept := 0 // out[:kept] were described before
 	for i, v := range versions {
+		if c, ok := described[v]; ok && i == kept {
+			out[i] = c
+			kept++
+			continue
+		}
 		f := byVersion[v]
 		out[i] = Commit{Version: v, Timestamp: f.ModTime}
 		if f.Kind != replay.Commit {
@@ -82,27 +94,48 @@ func (t *Table) History(ctx context.Context) ([]Commit, error) {
 			out[i].Error, out[i].changes = err.Error(), nil
 		}
 	}
-	if err := t.countFiles(ctx, out); err != nil {
+	if err := t.countFiles(ctx, out, kept); err != nil {
 		return nil, err
 	}
+	// Kept: the versions described without error (an error may have been
+	// storage's, and pass), up to the first with one.
+	keep := make(map[int64]Commit, len(out))
+	for _, c := range out {
+		if c.Error != "" {
+			break
+		}
+		keep[c.Version] = c
+	}
+	t.mu.Lock()
+	t.described = keep
+	t.mu.Unlock()
 	if err := t.fillInstants(ctx, out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// countFiles fills in the live file count of every version (files under
-// the table root: what a mount shows; files elsewhere are not served) by
-// applying each commit to the set of live files of the version before; a
-// version that does not follow its predecessor (the first, or one after a
-// gap or a damaged version) starts from its snapshot. A snapshot that
-// cannot be built (a damaged commit at or below it) is that version's
-// Error.
-func (t *Table) countFiles(ctx context.Context, commits []Commit) error {
+// countFiles fills in the live file count of every version from commits[from]
+// on (files under the table root: what a mount shows; files elsewhere are
+// not served) by applying each commit to the set of live files of the
+// version before; a version that does not follow its predecessor (the
+// first, or one after a gap or a damaged version) starts from its
+// snapshot, and so does the first counted after counted ones, from its
+// predecessor's. A snapshot that cannot be built (a damaged commit at or
+// below it) is that version's Error.
+func (t *Table) countFiles(ctx context.Context, commits []Commit, from int) error {
 	var live map[string]bool
-	for i := range commits {
+	if from > 0 && from < len(commits) && commits[from-1].Version == commits[from].Version-1 {
+		if snap, err := t.Snapshot(ctx, commits[from-1].Version); err == nil {
+			live = liveKeys(snap)
+		} else if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	for i := from; i < len(commits); i++ {
 		c := &commits[i]
-		if live == nil || commits[i-1].Version != c.Version-1 || c.changes == nil {
+		chained := live != nil && (i == from || commits[i-1].Version == c.Version-1)
+		if !chained || c.changes == nil {
 			snap, err := t.Snapshot(ctx, c.Version)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -114,12 +147,7 @@ func (t *Table) countFiles(ctx context.Context, commits []Commit) error {
 				live, c.changes = nil, nil
 				continue
 			}
-			live = make(map[string]bool, len(snap.Files))
-			for _, f := range snap.Files {
-				if !action.IsExternal(f.Path) {
-					live[action.LogicalKey(f.Path, f.DV.UniqueID())] = true
-				}
-			}
+			live = liveKeys(snap)
 			for _, ch := range c.changes { // counted without the version before
 				if !action.IsExternal(ch.key) {
 					c.count(ch.add)
@@ -141,6 +169,18 @@ func (t *Table) countFiles(ctx context.Context, commits []Commit) error {
 		c.Files, c.changes = len(live), nil
 	}
 	return nil
+}
+
+// liveKeys is the set of the logical keys of a snapshot's files under the
+// table root.
+func liveKeys(snap *replay.Snapshot) map[string]bool {
+	live := make(map[string]bool, len(snap.Files))
+	for _, f := range snap.Files {
+		if !action.IsExternal(f.Path) {
+			live[action.LogicalKey(f.Path, f.DV.UniqueID())] = true
+		}
+	}
+	return live
 }
 
 // count counts one file the commit added or removed.

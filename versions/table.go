@@ -42,6 +42,9 @@ type Table struct {
 	// GUARDED_BY(mu); checkpoints a snapshot was rebuilt without, and why
 	passedOver map[int64]error
 	derived    *derived // GUARDED_BY(mu); from files and known, once
+	// GUARDED_BY(mu); the versions History described, without their
+	// instants: a commit never changes
+	described map[int64]Commit
 
 	pinned       bool          // GUARDED_BY(mu); Pin: latest never moves
 	cleanupEvery time.Duration // immutable
