@@ -80,9 +80,9 @@ func (n *changesNode) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	if !has {
 		return nil, syscall.ENOENT
 	}
-	d := &commitDir{root: n.root, version: v, mtime: ms}
+	d := &commitDir{dirAttr: dirAttr{root: n.root, ino: ino(v, kindChanges, ""), nlink: 5, mtime: ms}, version: v}
 	d.fillEntry(out)
-	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino()}), 0
+	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino}), 0
 }
 
 // commitDir is changes/<N>: added/, removed/ and cdc/, each a tree served
@@ -91,9 +91,8 @@ func (n *changesNode) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 type commitDir struct {
 	fusefs.Inode
 	readOnlyDir
-	root    *root
+	dirAttr // mtime: when committed (Table.CommitTime); nlink 5
 	version int64
-	mtime   int64                    // when committed (Table.CommitTime), ms
 	parts   atomic.Pointer[[3]*tree] // added, removed, cdc, once built: a node is made per lookup
 }
 
@@ -106,8 +105,6 @@ var (
 
 // partNames are the names of a commitDir's parts, in its order.
 var partNames = [3]string{nameAdded, nameRemoved, nameCDC}
-
-func (d *commitDir) ino() uint64 { return ino(d.version, kindChanges, "") }
 
 // built returns the parts, reading the commit and building the versions
 // it changed at the first call. A build that fails is tried again at the
@@ -193,26 +190,4 @@ func (d *commitDir) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errn
 		entries[i] = fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR, Ino: parts[i].ino(kindDir, "")}
 	}
 	return fusefs.NewListDirStream(entries), 0
-}
-
-func (d *commitDir) fillAttr(out *fuse.Attr) {
-	out.Mode = syscall.S_IFDIR | 0o555
-	out.Ino = d.ino()
-	out.Nlink = 5
-	out.Size = 4096
-	t := msTime(d.mtime)
-	out.SetTimes(&t, &t, &t)
-}
-
-func (d *commitDir) fillEntry(out *fuse.EntryOut) {
-	d.fillAttr(&out.Attr)
-	out.SetEntryTimeout(d.root.opts.VersionEntryTimeout)
-	out.SetAttrTimeout(d.root.opts.VersionAttrTimeout)
-}
-
-// Getattr reports the directory; no storage request.
-func (d *commitDir) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.fillAttr(&out.Attr)
-	out.SetTimeout(d.root.opts.VersionAttrTimeout)
-	return 0
 }

@@ -25,14 +25,11 @@ type dirNode struct {
 	fusefs.Inode
 	readOnlyDir
 
-	root   *root
-	tree   *tree
-	files  []layout.Entry // tree.lay.Entries: the served files, sorted by Name
-	prefix string         // path of this directory inside the tree, "" or ending in '/'
-	lo, hi int            // files[lo:hi] are the files under prefix
-	ino    uint64
-	mtime  int64  // newest ModTime below, in ms
-	nlink  uint32 // 2 + immediate subdirectories
+	dirAttr // mtime: the newest ModTime below; nlink: 2 + immediate subdirectories
+	tree    *tree
+	files   []layout.Entry // tree.lay.Entries: the served files, sorted by Name
+	prefix  string         // path of this directory inside the tree, "" or ending in '/'
+	lo, hi  int            // files[lo:hi] are the files under prefix
 
 	// next is where the last Lookup of a file found it, plus one: a
 	// READDIRPLUS looks up the files of a listing in order, and the next
@@ -86,8 +83,8 @@ func logHidden(r *root, t *tree, label string) {
 func newDir(r *root, t *tree, prefix string, lo, hi int) *dirNode {
 	files := t.lay.Entries
 	d := &dirNode{
-		root: r, tree: t, files: files, prefix: prefix, lo: lo, hi: hi,
-		ino: t.ino(kindDir, prefix), nlink: 2,
+		dirAttr: dirAttr{root: r, ino: t.ino(kindDir, prefix), nlink: 2},
+		tree:    t, files: files, prefix: prefix, lo: lo, hi: hi,
 	}
 	lastSub := ""
 	for i := lo; i < hi; i++ {
@@ -144,25 +141,35 @@ func (d *dirNode) search(from, to int, target string) int {
 	return from + sort.Search(to-from, func(i int) bool { return d.files[from+i].Name >= target })
 }
 
-func (d *dirNode) fillAttr(out *fuse.Attr) {
+// dirAttr is the attributes of a directory that never changes (v/<N>,
+// changes/<N> and the directories inside them), reported with the long
+// timeouts of a version.
+type dirAttr struct {
+	root  *root
+	ino   uint64
+	nlink uint32
+	mtime int64 // ms
+}
+
+func (a *dirAttr) fillAttr(out *fuse.Attr) {
 	out.Mode = syscall.S_IFDIR | 0o555
-	out.Ino = d.ino
-	out.Nlink = d.nlink
+	out.Ino = a.ino
+	out.Nlink = a.nlink
 	out.Size = 4096
-	t := msTime(d.mtime)
+	t := msTime(a.mtime)
 	out.SetTimes(&t, &t, &t)
 }
 
-func (d *dirNode) fillEntry(out *fuse.EntryOut) {
-	d.fillAttr(&out.Attr)
-	out.SetEntryTimeout(d.root.opts.VersionEntryTimeout)
-	out.SetAttrTimeout(d.root.opts.VersionAttrTimeout)
+func (a *dirAttr) fillEntry(out *fuse.EntryOut) {
+	a.fillAttr(&out.Attr)
+	out.SetEntryTimeout(a.root.opts.VersionEntryTimeout)
+	out.SetAttrTimeout(a.root.opts.VersionAttrTimeout)
 }
 
 // Getattr reports the directory; no storage request.
-func (d *dirNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.fillAttr(&out.Attr)
-	out.SetTimeout(d.root.opts.VersionAttrTimeout)
+func (a *dirAttr) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	a.fillAttr(&out.Attr)
+	out.SetTimeout(a.root.opts.VersionAttrTimeout)
 	return 0
 }
 

@@ -19,9 +19,8 @@ type versionDir struct {
 	fusefs.Inode
 	readOnlyDir
 
-	root    *root
+	dirAttr // mtime: when committed (Table.CommitTime); nlink 1
 	version int64
-	mtime   int64 // when committed (Table.CommitTime), ms
 
 	// top is the tree's top directory once built. It is not an inode of
 	// its own: the nodes it makes hang below this one.
@@ -35,30 +34,11 @@ var (
 	_ = (fusefs.NodeOpendirHandler)((*versionDir)(nil))
 )
 
-func (n *versionDir) ino() uint64 { return ino(n.version, kindDir, "") }
-
-// fillAttr reports the directory. Its link count is 1, "subdirectories
-// not counted" (as find reads it): counting them would need the build.
-func (n *versionDir) fillAttr(out *fuse.Attr) {
-	out.Mode = syscall.S_IFDIR | 0o555
-	out.Ino = n.ino()
-	out.Nlink = 1
-	out.Size = 4096
-	t := msTime(n.mtime)
-	out.SetTimes(&t, &t, &t)
-}
-
-func (n *versionDir) fillEntry(out *fuse.EntryOut) {
-	n.fillAttr(&out.Attr)
-	out.SetEntryTimeout(n.root.opts.VersionEntryTimeout)
-	out.SetAttrTimeout(n.root.opts.VersionAttrTimeout)
-}
-
-// Getattr reports the directory; no storage request.
-func (n *versionDir) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	n.fillAttr(&out.Attr)
-	out.SetTimeout(n.root.opts.VersionAttrTimeout)
-	return 0
+// newVersionDir returns v/<N>, committed at mtime. Its link count is 1,
+// "subdirectories not counted" (as find reads it): counting them would
+// need the build.
+func newVersionDir(r *root, v, mtime int64) *versionDir {
+	return &versionDir{dirAttr: dirAttr{root: r, ino: ino(v, kindDir, ""), nlink: 1, mtime: mtime}, version: v}
 }
 
 func (n *versionDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {

@@ -137,9 +137,9 @@ func (n *versionsNode) Lookup(ctx context.Context, name string, out *fuse.EntryO
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	d := &versionDir{root: n.root, version: v, mtime: ms}
+	d := newVersionDir(n.root, v, ms)
 	d.fillEntry(out)
-	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino()}), 0
+	return n.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.ino}), 0
 }
 
 // parseVersion accepts only the canonical decimal spelling of a version
