@@ -66,10 +66,9 @@ func (n *changesNode) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 			return ch, 0
 		}
 	}
-	has, err := n.root.table.HasCommit(ctx, v)
-	var ms int64
-	if err == nil && has {
-		ms, has, err = n.root.table.CommitTime(ctx, v)
+	ms, ok, err := n.root.table.CommitTime(ctx, v)
+	if ok {
+		ok, err = n.root.table.HasCommit(ctx, v) // none for a version known from its checkpoint only
 	}
 	if err != nil {
 		if !isCancel(err) {
@@ -77,7 +76,7 @@ func (n *changesNode) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 		}
 		return nil, toErrno(err)
 	}
-	if !has {
+	if !ok {
 		return nil, syscall.ENOENT
 	}
 	d := &commitDir{dirAttr: dirAttr{root: n.root, ino: ino(v, kindChanges, ""), nlink: 5, mtime: ms}, version: v}

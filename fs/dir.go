@@ -15,7 +15,8 @@ import (
 )
 
 // dirNode is a directory inside a version: the top of v/<N> (prefix "",
-// serving the versionDir) or one of its subdirectories (prefix "date=2024-01-01/"). It keeps no tree of its
+// serving the versionDir, without an inode of its own) or one of its
+// subdirectories (prefix "date=2024-01-01/"). It keeps no tree of its
 // own. A snapshot's files are sorted by path, so the files under a prefix
 // are one contiguous run files[lo:hi]; a lookup is a binary search in the
 // run (after a look where the previous one ended) and a listing is one

@@ -10,8 +10,8 @@ import (
 // derived is what Versions and time travel compute from one listing of the
 // log and the newest version known, kept until either changes: a listing
 // of `ls at/` looks up every instant it names and `ls -l v/` every
-// version, and each used to walk the whole log again (a minute per
-// thousand lookups on a log of 20,000 commits). Read-only once made.
+// version, and each lookup used to walk the whole listing again (12 ms on
+// a log of 20,000 commits). Read-only once made.
 type derived struct {
 	files    []replay.LogFile // the listing
 	known    int64
