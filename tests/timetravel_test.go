@@ -316,6 +316,31 @@ func TestTimeTravelReadsLogCommits(t *testing.T) {
 			t.Errorf("resolving an instant made %d reads and %d listings, want at most 16 reads", d.Gets, d.Lists)
 		}
 	}
+	// ls at/ times every version: each commit's first line is read once,
+	// many at a time (1 ms added per read makes the reads that overlap
+	// count once in Rounds, as on a remote store).
+	slow, err := blobstore.Open(ctx, dir, blobstore.WithLatency(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	table, err = versions.Open(ctx, slow, versions.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.LogFiles(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := slow.Counts()
+	inst, err := table.Instants(ctx)
+	if err != nil || len(inst) != n || inst[n/2].Millis != s+n/2*1000 {
+		t.Fatalf("%d instants, %v", len(inst), err)
+	}
+	d := slow.Counts().Sub(before)
+	t.Logf("timing %d versions: %d reads in %d round trips", n, d.Gets, d.Rounds)
+	if d.Gets > n+20 || d.Rounds > n/8 {
+		t.Errorf("timing %d versions made %d reads in %d round trips; want each commit read once, many at a time", n, d.Gets, d.Rounds)
+	}
 }
 
 // TestTimeTravelOnS3: on S3 a commit's modification time is the object's
