@@ -49,7 +49,7 @@ func (n *changesNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fu
 
 // OpendirHandle opens changes/ for listing the versions, as v/ does.
 func (n *changesNode) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	return openVersions(ctx, n.root, &n.Inode, kindChanges)
+	return openVersions(ctx, n.root, n.Lookup, kindChanges)
 }
 
 // Lookup finds changes/<N>, for a version whose commit the log holds. As
