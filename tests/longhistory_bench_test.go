@@ -19,7 +19,8 @@ import (
 // TestLongHistoryBenchmark: `ls -l` of v/, changes/ and at/ of a table of
 // DELTAFS_LONG_COMMITS JSON commits (20,000 unless set; one file added by
 // each, every second one removing the one before, no checkpoint), through
-// a new in-process mount, against `ls -l` of its _delta_log on disk;
+// a new in-process mount with `deltafs mount`'s defaults, against `ls -l`
+// of its _delta_log on disk;
 // medians of 5 passes, each on a new mount.
 //
 //	DELTAFS_LONG_BENCH=1 go test ./tests -run TestLongHistoryBenchmark -v -count=1
@@ -63,7 +64,7 @@ func TestLongHistoryBenchmark(t *testing.T) {
 	}
 	var versions, changes, instants, disk []float64
 	for range 5 {
-		m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+		m := mountLayout(t, dir, fs.Options{RefreshInterval: -1, NoXAttrs: true}) // as deltafs mount's defaults
 		versions = append(versions, lsL(filepath.Join(m.dir, "v")).Seconds()*1000)
 		changes = append(changes, lsL(filepath.Join(m.dir, "changes")).Seconds()*1000)
 		instants = append(instants, lsL(filepath.Join(m.dir, "at")).Seconds()*1000)
