@@ -23,7 +23,9 @@
 // A version directory is immutable, so its entries and attributes carry long
 // kernel cache timeouts and its files are opened with FOPEN_KEEP_CACHE;
 // latest, v/ and history.jsonl change and carry short ones. stat, ls and
-// find are answered from the snapshot alone, without a storage request.
+// find are answered without a storage request: v/<N> and changes/<N> from
+// the listing of the log (their snapshots are built at the first look
+// inside), what is inside them from the snapshot.
 //
 // File bytes come from versions/serve (blocks through a cache, read-ahead
 // per open file, views of files with deletion vectors or renamed columns):
