@@ -67,14 +67,7 @@ var (
 	_ = (fusefs.NodeOpendirHandler)((*dirNode)(nil))
 )
 
-// newTreeDir returns the top directory of a tree, logging the files it
-// does not show; label names the tree in the log.
-func newTreeDir(r *root, t *tree, label string) *dirNode {
-	logHidden(r, t, label)
-	return newDir(r, t, "", 0, len(t.lay.Entries))
-}
-
-// logHidden logs the files a tree does not show.
+// logHidden logs the files a tree does not show; label names the tree.
 func logHidden(r *root, t *tree, label string) {
 	for _, h := range t.lay.Hidden {
 		r.logf("%s: not shown: %s: %s", label, h.Path, h.Why)
