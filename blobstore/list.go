@@ -111,8 +111,8 @@ func (s *Store) firstToken(startAfter string) []byte {
 func (s *Store) listPage(ctx context.Context, token []byte, opts *blob.ListOptions) ([]*blob.ListObject, []byte, error) {
 	var objs []*blob.ListObject
 	var next []byte
-	err := s.do(ctx, &s.counts.lists, opts.Prefix, func() (err error) {
-		objs, next, err = s.bucket.ListPage(ctx, token, pageSize, opts)
+	err := s.do(ctx, &s.counts.lists, opts.Prefix, func(t *try) (err error) {
+		objs, next, err = s.bucket.ListPage(t.ctx, token, pageSize, opts)
 		if err == io.EOF {
 			err = nil
 		}

@@ -14,16 +14,22 @@ import (
 
 // Retry says how a Store retries a request to an object store that failed
 // in a way that may pass: a 5xx answer, throttling, a refused or reset
-// connection, a body cut short. Local files are never retried.
+// connection, a body cut short, a store gone silent. Local files are never
+// retried.
 type Retry struct {
 	Attempts   int           // tries in all, the first included; 1 or less: no retry
 	Backoff    time.Duration // wait before the second try, doubled for each one after (with jitter)
 	MaxBackoff time.Duration // the longest wait
+	// Silence is how long a try may hear nothing from the store (no
+	// answer, or a body that stopped) before it is abandoned and retried;
+	// zero means a minute (silence.go).
+	Silence time.Duration
 }
 
 // DefaultRetry rides out a server restart of a few seconds: six tries over
-// about three seconds, then the error.
-var DefaultRetry = Retry{Attempts: 6, Backoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second}
+// about three seconds, then the error; a try the store leaves without a
+// byte for a minute is abandoned.
+var DefaultRetry = Retry{Attempts: 6, Backoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second, Silence: defaultSilence}
 
 // WithRetry replaces DefaultRetry.
 func WithRetry(r Retry) Option { return func(s *Store) { s.retry = r } }
@@ -38,33 +44,35 @@ func WithLogf(logf func(format string, args ...any)) Option {
 var errShortBody = errors.New("the store's answer ended early")
 
 // do runs one request of a kind, counted, with the latency injected in
-// tests, retrying it as s.retry says while the error may pass. The error
-// returned is wrapped with the object's URL (and the number of tries, when
-// there were several).
-func (s *Store) do(ctx context.Context, kind *atomic.Int64, key string, request func() error) error {
+// tests, retrying it as s.retry says while the error may pass. Each try
+// makes its request with the try's context and reads any body through it
+// (silence.go). The error returned is wrapped with the object's URL (and
+// the number of tries, when there were several).
+func (s *Store) do(ctx context.Context, kind *atomic.Int64, key string, request func(*try) error) error {
 	attempts := max(s.retry.Attempts, 1)
 	if s.local != nil {
 		attempts = 1
 	}
 	wait := s.retry.Backoff
-	for try := 1; ; try++ {
+	for n := 1; ; n++ {
 		done := s.begin(kind)
-		err := request()
+		t := s.startTry(ctx)
+		err := t.end(request(t))
 		done()
 		if err == nil {
 			return nil
 		}
 		err = s.wrap(key, err)
-		if try == attempts || !mayPass(ctx, err) {
-			if try > 1 {
-				err = fmt.Errorf("after %d tries: %w", try, err)
+		if n == attempts || !mayPass(ctx, err) {
+			if n > 1 {
+				err = fmt.Errorf("after %d tries: %w", n, err)
 			}
 			return err
 		}
 		s.counts.retries.Add(1)
 		pause := jitter(wait)
 		if s.logf != nil {
-			s.logf("try %d of %d failed, again in %v: %v", try, attempts, pause.Round(time.Millisecond), err)
+			s.logf("try %d of %d failed, again in %v: %v", n, attempts, pause.Round(time.Millisecond), err)
 		}
 		select {
 		case <-ctx.Done():

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -24,10 +23,6 @@ import (
 // in flight (read-ahead 16 and the block being read), so most block reads
 // used to open a new connection; 64 covers several readers.
 const maxIdleConnsPerHost = 64
-
-// responseHeaderTimeout bounds the wait for a server that took a request and
-// never answered: an error (and a retry) rather than a reader stuck for good.
-const responseHeaderTimeout = time.Minute
 
 // openS3 opens an s3:// bucket URL (no path) as gocloud's URL opener does,
 // with the same query parameters, but with a client that does not log: the
@@ -77,7 +72,6 @@ func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 		o.DisableLogOutputChecksumValidationSkipped = true
 		o.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConnsPerHost = maxIdleConnsPerHost
-			t.ResponseHeaderTimeout = responseHeaderTimeout
 		})
 		// The Store retries (retry.go), body reads included, which the
 		// SDK cannot: two layers would multiply the tries and the waits.

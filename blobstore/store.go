@@ -160,19 +160,19 @@ func (s *Store) Close() error {
 // Read returns a whole object.
 func (s *Store) Read(ctx context.Context, key string) ([]byte, error) {
 	var data []byte
-	err := s.do(ctx, &s.counts.gets, key, func() (err error) {
+	err := s.do(ctx, &s.counts.gets, key, func(t *try) (err error) {
 		if s.local != nil {
 			data, err = s.local.read(key)
 			return err
 		}
-		r, err := s.bucket.NewReader(ctx, key, nil)
+		r, err := s.bucket.NewReader(t.ctx, key, nil)
 		if err != nil {
 			return err
 		}
 		defer r.Close()
 		// The reader knows the size: one allocation, not ReadAll's doubling.
 		data = make([]byte, r.Size())
-		_, err = io.ReadFull(r, data)
+		_, err = io.ReadFull(t.body(r), data)
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			err = fmt.Errorf("%w: %d bytes of %d", errShortBody, len(data), r.Size())
 		}
@@ -234,17 +234,17 @@ func (s *Store) readRange(ctx context.Context, key string, offset int64, bufs []
 		length += int64(len(b))
 	}
 	var n, size int64
-	err := s.do(ctx, &s.counts.gets, key, func() (err error) {
+	err := s.do(ctx, &s.counts.gets, key, func(t *try) (err error) {
 		if s.local != nil {
 			n, size, err = s.local.readRange(key, offset, bufs)
 			return err
 		}
-		r, err := s.bucket.NewRangeReader(ctx, key, offset, length, nil)
+		r, err := s.bucket.NewRangeReader(t.ctx, key, offset, length, nil)
 		if err != nil {
 			return err
 		}
 		defer r.Close()
-		n, err = readInto(bufs, r)
+		n, err = readInto(bufs, t.body(r))
 		if err != nil {
 			return err
 		}
@@ -296,12 +296,12 @@ func readInto(bufs [][]byte, r io.Reader) (int64, error) {
 // Stat returns an object's size and modification time (a HEAD request).
 func (s *Store) Stat(ctx context.Context, key string) (Object, error) {
 	var o Object
-	err := s.do(ctx, &s.counts.heads, key, func() (err error) {
+	err := s.do(ctx, &s.counts.heads, key, func(t *try) (err error) {
 		if s.local != nil {
 			o, err = s.local.stat(key)
 			return err
 		}
-		a, err := s.bucket.Attributes(ctx, key)
+		a, err := s.bucket.Attributes(t.ctx, key)
 		if err != nil {
 			return err
 		}

@@ -28,8 +28,11 @@ import (
 	"github.com/deltafs/deltafs/tests/servers"
 )
 
-// quickRetry keeps fault tests short: four tries a few milliseconds apart.
-var quickRetry = blobstore.WithRetry(blobstore.Retry{Attempts: 4, Backoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond})
+// quickRetry keeps fault tests short: four tries a few milliseconds apart,
+// each abandoned after two seconds without a byte (servers.NoAnswer,
+// servers.StalledBody).
+var quickRetry = blobstore.WithRetry(blobstore.Retry{Attempts: 4, Backoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond,
+	Silence: 2 * time.Second})
 
 func TestStoreRetriesStorageFaults(t *testing.T) {
 	ctx := context.Background()

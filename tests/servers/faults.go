@@ -22,14 +22,17 @@ const (
 	TruncatedBody              // half the body, then a clean close: fewer bytes than Content-Length
 	ShortBody                  // a well-formed answer holding half the range asked for (ranged GETs)
 	LongBody                   // a well-formed answer holding more bytes than the range asked for (ranged GETs)
+	NoAnswer                   // the request taken, then nothing until the client gives up
+	StalledBody                // half the body, then nothing until the client gives up
 )
 
 func (f Fault) String() string {
-	return [...]string{"503 SlowDown", "500 InternalError", "reset mid-body", "truncated body", "short body", "long body"}[f]
+	return [...]string{"503 SlowDown", "500 InternalError", "reset mid-body", "truncated body", "short body", "long body",
+		"no answer", "stalled body"}[f]
 }
 
 // Faults lists every Fault.
-var Faults = []Fault{Unavailable, ServerError, ResetMidBody, TruncatedBody, ShortBody, LongBody}
+var Faults = []Fault{Unavailable, ServerError, ResetMidBody, TruncatedBody, ShortBody, LongBody, NoAnswer, StalledBody}
 
 // Proxy stands between a client and a server on 127.0.0.1 and spoils the
 // answers it is told to: status errors, cut or reset bodies, wrong lengths,
@@ -198,6 +201,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	fault, spoil := p.next(r.URL.Path)
+	if spoil && fault == NoAnswer {
+		<-r.Context().Done()
+		return
+	}
 	if spoil && (fault == Unavailable || fault == ServerError) {
 		code, name := http.StatusServiceUnavailable, "SlowDown"
 		if fault == ServerError {
@@ -250,6 +257,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} else {
 			c.Close()
 		}
+	case StalledBody:
+		w.WriteHeader(resp.StatusCode)
+		w.Write(half)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
 	case ShortBody:
 		w.Header().Set("Content-Length", strconv.Itoa(len(half)))
 		if cr := resp.Header.Get("Content-Range"); cr != "" {
