@@ -4,8 +4,8 @@
 // whole and ranged reads, listing that starts after a key, and counters of
 // every request made (GET, LIST page, HEAD), which tests assert and
 // benchmarks report. Requests to object stores that fail in a way that may
-// pass are retried with backoff (retry.go); a body of the wrong length is
-// an error, never data.
+// pass are retried with backoff (retry.go), a store gone silent included
+// (silence.go); a body of the wrong length is an error, never data.
 //
 // Keys are relative to the table root and use '/' as separator.
 package blobstore
