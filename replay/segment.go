@@ -1,9 +1,11 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/deltafs/deltafs/checkpoint"
 )
@@ -16,41 +18,79 @@ type LogSegment struct {
 	Commits    []LogFile              // ascending and contiguous up to Version
 }
 
-// logIndex is a listing of _delta_log organised by version.
+// logIndex is a listing of _delta_log organised by version. The files
+// stay in the listing (in key order, which is version order) and are found
+// by binary search: maps of them cost a refresh 40 ms on 100,000 commits,
+// under the table's lock.
 type logIndex struct {
-	commits     map[int64]LogFile
-	checkpoints map[int64][]LogFile
-	min, max    int64
+	files       []LogFile
+	commits     []int   // indexes in files of the commits, by version, one each
+	checkpoints []int   // indexes in files of the checkpoint files, by version
+	cpVersions  []int64 // the versions of those, ascending, one each
+	max         int64
 }
 
 func indexLog(files []LogFile) *logIndex {
-	ix := &logIndex{commits: map[int64]LogFile{}, checkpoints: map[int64][]LogFile{}, min: -1, max: -1}
-	for _, f := range files {
+	ix := &logIndex{files: files, commits: make([]int, 0, len(files)), max: -1}
+	for i, f := range files {
 		switch f.Kind {
 		case Commit:
-			ix.commits[f.Version] = f
+			ix.commits = append(ix.commits, i)
 		case CheckpointFile:
-			ix.checkpoints[f.Version] = append(ix.checkpoints[f.Version], f)
+			ix.checkpoints = append(ix.checkpoints, i)
 		default:
 			continue
 		}
-		if ix.min < 0 || f.Version < ix.min {
-			ix.min = f.Version
-		}
 		ix.max = max(ix.max, f.Version)
 	}
+	byVersion := func(a, b int) int { return cmp.Compare(files[a].Version, files[b].Version) }
+	for _, idx := range [][]int{ix.commits, ix.checkpoints} {
+		if !slices.IsSortedFunc(idx, byVersion) { // a listing not in key order
+			slices.SortStableFunc(idx, byVersion)
+		}
+	}
+	// Of two commits of a version (keys differ only outside a listing of
+	// one store), the last listed counts.
+	out := ix.commits[:0]
+	for k, i := range ix.commits {
+		if k+1 < len(ix.commits) && files[ix.commits[k+1]].Version == files[i].Version {
+			continue
+		}
+		out = append(out, i)
+	}
+	ix.commits = out
+	for k, i := range ix.checkpoints {
+		if v := files[i].Version; k == 0 || v != ix.cpVersions[len(ix.cpVersions)-1] {
+			ix.cpVersions = append(ix.cpVersions, v)
+		}
+	}
 	return ix
+}
+
+// commitVersion is the version of the k-th commit.
+func (ix *logIndex) commitVersion(k int) int64 { return ix.files[ix.commits[k]].Version }
+
+// firstCommitFrom returns the position of the first commit at or after v.
+func (ix *logIndex) firstCommitFrom(v int64) int {
+	return sort.Search(len(ix.commits), func(k int) bool { return ix.commitVersion(k) >= v })
 }
 
 // complete returns a complete checkpoint at version v, if there is one.
 // Single-file checkpoints are preferred; a multi-part checkpoint counts only
 // with every part present.
 func (ix *logIndex) complete(v int64) *checkpoint.Checkpoint {
-	files := ix.checkpoints[v]
+	var files []LogFile
+	for k := sort.Search(len(ix.checkpoints), func(k int) bool { return ix.files[ix.checkpoints[k]].Version >= v }); k < len(ix.checkpoints); k++ {
+		f := ix.files[ix.checkpoints[k]]
+		if f.Version != v {
+			break
+		}
+		files = append(files, f)
+	}
 	if len(files) == 0 {
 		return nil
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Key < files[j].Key })
+	slices.SortFunc(files, func(a, b LogFile) int { return strings.Compare(a.Key, b.Key) })
 	for _, kind := range []checkpoint.Kind{checkpoint.Classic, checkpoint.V2Parquet, checkpoint.V2JSON} {
 		for _, f := range files {
 			if f.Checkpoint == kind {
@@ -92,23 +132,23 @@ func NewLogSegment(files []LogFile, v int64) (*LogSegment, error) {
 	}
 	seg := &LogSegment{Version: v}
 	start := int64(0)
-	cps := ix.checkpointVersions()
+	cps := ix.cpVersions
 	for i := sort.Search(len(cps), func(i int) bool { return cps[i] > v }) - 1; i >= 0; i-- {
 		if cp := ix.complete(cps[i]); cp != nil {
 			seg.Checkpoint, start = cp, cps[i]+1
 			break
 		}
 	}
-	// Stops at the first missing commit: at most len(ix.commits)+1 rounds.
-	for w := start; w <= v; w++ {
-		f, ok := ix.commits[w]
-		if !ok {
+	// Walks the commits listed from start, stopping at the first gap.
+	k := ix.firstCommitFrom(start)
+	for w := start; w <= v; w, k = w+1, k+1 {
+		if k == len(ix.commits) || ix.commitVersion(k) != w {
 			if seg.Checkpoint == nil && w == 0 {
 				return nil, fmt.Errorf("version %d cannot be rebuilt: no complete checkpoint at or below it and no commit 0 (log history was cleaned up)", v)
 			}
 			return nil, fmt.Errorf("version %d cannot be rebuilt: missing commit %d", v, w)
 		}
-		seg.Commits = append(seg.Commits, f)
+		seg.Commits = append(seg.Commits, ix.files[ix.commits[k]])
 	}
 	return seg, nil
 }
@@ -119,16 +159,15 @@ func NewLogSegment(files []LogFile, v int64) (*LogSegment, error) {
 // one stray name like 09223372036854775807.json costs one step.
 func Rebuildable(files []LogFile) []int64 {
 	ix := indexLog(files)
-	var out []int64
+	out := make([]int64, 0, len(ix.commits)+len(ix.cpVersions))
 	prev, prevOK := int64(-1), false // the last version walked, and whether it is rebuildable
-	for _, v := range ix.versions() {
-		_, commit := ix.commits[v]
+	ix.walk(func(v int64, commit bool) {
 		ok := (commit && (v == 0 || (prevOK && prev == v-1))) || ix.complete(v) != nil
 		if ok {
 			out = append(out, v)
 		}
 		prev, prevOK = v, ok
-	}
+	})
 	return out
 }
 
@@ -143,47 +182,41 @@ func Head(files []LogFile) int64 {
 	}
 	ix := indexLog(files)
 	head := int64(-1)
-	for _, v := range ix.versions() {
-		if _, commit := ix.commits[v]; commit && (head < 0 || v == head+1) {
-			head = v
-		} else if head >= 0 {
+	for k := range ix.commits {
+		v := ix.commitVersion(k)
+		if head >= 0 && v != head+1 {
 			break
 		}
+		head = v
 	}
 	return head
 }
 
-// versions lists, ascending, every version that has a commit or a
-// checkpoint file.
-func (ix *logIndex) versions() []int64 {
-	out := make([]int64, 0, len(ix.commits)+len(ix.checkpoints))
-	for v := range ix.commits {
-		out = append(out, v)
-	}
-	for v := range ix.checkpoints {
-		if _, dup := ix.commits[v]; !dup {
-			out = append(out, v)
+// walk calls fn, ascending, for every version that has a commit or a
+// checkpoint file, saying whether it has a commit.
+func (ix *logIndex) walk(fn func(v int64, commit bool)) {
+	cps := ix.cpVersions
+	k, c := 0, 0
+	for k < len(ix.commits) || c < len(cps) {
+		switch {
+		case c == len(cps) || k < len(ix.commits) && ix.commitVersion(k) < cps[c]:
+			fn(ix.commitVersion(k), true)
+			k++
+		case k == len(ix.commits) || cps[c] < ix.commitVersion(k):
+			fn(cps[c], false)
+			c++
+		default: // both
+			fn(cps[c], true)
+			k, c = k+1, c+1
 		}
 	}
-	slices.Sort(out)
-	return out
-}
-
-// checkpointVersions lists, ascending, the versions with checkpoint files.
-func (ix *logIndex) checkpointVersions() []int64 {
-	out := make([]int64, 0, len(ix.checkpoints))
-	for v := range ix.checkpoints {
-		out = append(out, v)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // CompleteCheckpoints lists the versions that have a complete checkpoint.
 func CompleteCheckpoints(files []LogFile) []int64 {
 	ix := indexLog(files)
 	var out []int64
-	for _, v := range ix.checkpointVersions() {
+	for _, v := range ix.cpVersions {
 		if ix.complete(v) != nil {
 			out = append(out, v)
 		}
