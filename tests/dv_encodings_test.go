@@ -29,12 +29,14 @@ var foreignSchemas = map[string]string{
 		`{"name":"flag","type":"boolean","nullable":true,"metadata":{}},` +
 		`{"name":"dec","type":"decimal(10,2)","nullable":true,"metadata":{}},` +
 		`{"name":"day","type":"date","nullable":true,"metadata":{}},` +
-		`{"name":"ts","type":"timestamp","nullable":true,"metadata":{}}]}`,
+		`{"name":"ts","type":"timestamp","nullable":true,"metadata":{}},` +
+		`{"name":"nothing","type":"integer","nullable":true,"metadata":{}}]}`,
 	"nested": `{"type":"struct","fields":[` +
 		`{"name":"id","type":"long","nullable":true,"metadata":{}},` +
 		`{"name":"tags","type":{"type":"array","elementType":"long","containsNull":true},"nullable":true,"metadata":{}},` +
 		`{"name":"pair","type":{"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":{}},{"name":"b","type":"string","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}},` +
-		`{"name":"attrs","type":{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true},"nullable":true,"metadata":{}}]}`,
+		`{"name":"attrs","type":{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true},"nullable":true,"metadata":{}},` +
+		`{"name":"no_tags","type":{"type":"array","elementType":"integer","containsNull":true},"nullable":true,"metadata":{}}]}`,
 }
 
 // TestDVViewsOfForeignEncodings: files as pyarrow writes them, in every
@@ -85,11 +87,13 @@ var sparkSchemas = map[string]string{
 		`{"name":"f64","type":"double","nullable":true,"metadata":{}},` +
 		`{"name":"dec","type":"decimal(10,2)","nullable":true,"metadata":{}},` +
 		`{"name":"bigdec","type":"decimal(30,2)","nullable":true,"metadata":{}},` +
-		`{"name":"ts","type":"timestamp","nullable":true,"metadata":{}}]}`,
+		`{"name":"ts","type":"timestamp","nullable":true,"metadata":{}},` +
+		`{"name":"nothing","type":"integer","nullable":true,"metadata":{}}]}`,
 	"spark-nested": `{"type":"struct","fields":[` +
 		`{"name":"id","type":"long","nullable":true,"metadata":{}},` +
 		`{"name":"tags","type":{"type":"array","elementType":"long","containsNull":false},"nullable":true,"metadata":{}},` +
-		`{"name":"pair","type":{"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":{}},{"name":"b","type":"string","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}}]}`,
+		`{"name":"pair","type":{"type":"struct","fields":[{"name":"a","type":"integer","nullable":true,"metadata":{}},{"name":"b","type":"string","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}},` +
+		`{"name":"no_tags","type":{"type":"array","elementType":"integer","containsNull":true},"nullable":true,"metadata":{}}]}`,
 }
 
 // checkForeignDVViews has foreign_parquet.py write its files (mode), makes

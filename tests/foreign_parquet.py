@@ -53,6 +53,9 @@ def flat():
         "dec": pa.array([decimal.Decimal(i * 101 - 3000) / 100 for i in range(ROWS)], pa.decimal128(10, 2)),
         "day": pa.array([datetime.date(2024, 1, 1) + datetime.timedelta(days=i % 400) for i in range(ROWS)], pa.date32()),
         "ts": pa.array([null(i, 1_700_000_000_000_000 + i * 1_000_003) for i in range(ROWS)], pa.timestamp("us", "UTC")),
+        # A column of nulls: an empty dictionary page, which arrow-rs's
+        # LZ4 frames as a block of nothing.
+        "nothing": pa.nulls(ROWS, pa.int32()),
     })
 
 
@@ -63,6 +66,7 @@ def nested():
         "pair": pa.array([None if i % 9 == 8 else {"a": i, "b": f"b{i % 13}"} for i in range(ROWS)],
                          pa.struct([("a", pa.int32()), ("b", pa.string())])),
         "attrs": pa.array([[(f"k{j}", i + j) for j in range(i % 3)] for i in range(ROWS)], pa.map_(pa.string(), pa.int32())),
+        "no_tags": pa.nulls(ROWS, pa.list_(pa.int32())),
     })
 
 
@@ -107,11 +111,13 @@ def write_spark(out_dir):
         ((id_ * 101 - 3000) / 100).cast("decimal(10,2)").alias("dec"),
         ((id_ * 101 - 3000) / 100).cast("decimal(30,2)").alias("bigdec"),
         F.timestamp_seconds(F.lit(1_700_000_000) + id_ * 7).alias("ts"),
+        F.lit(None).cast("int").alias("nothing"),
     )
     nested_df = spark.range(ROWS).select(
         id_,
         F.when(id_ % 6 == 5, None).otherwise(F.array(id_, id_ + 1)).alias("tags"),
         F.struct((id_ % 13).cast("int").alias("a"), F.concat(F.lit("b"), id_.cast("string")).alias("b")).alias("pair"),
+        F.lit(None).cast("array<int>").alias("no_tags"),
     )
     for shape, df in (("spark-flat", flat_df), ("spark-nested", nested_df)):
         os.makedirs(os.path.join(out_dir, shape), exist_ok=True)

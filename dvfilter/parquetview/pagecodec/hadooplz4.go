@@ -43,7 +43,9 @@ func hadoopBlocks(src, out []byte) (n int64, ok bool) {
 		if block > int64(len(out))-n {
 			return 0, false
 		}
-		for end := n + block; n < end; {
+		// A block holds one chunk or more; one of nothing, an LZ4 block
+		// of nothing, is how parquet-rs frames an empty page.
+		for end, first := n+block, true; first || n < end; first = false {
 			if len(src) < 4 {
 				return 0, false
 			}
@@ -53,7 +55,7 @@ func hadoopBlocks(src, out []byte) (n int64, ok bool) {
 				return 0, false
 			}
 			k, err := lz4.UncompressBlock(src[:c], out[n:end])
-			if err != nil || k == 0 {
+			if err != nil || k == 0 && block > 0 {
 				return 0, false
 			}
 			n, src = n+int64(k), src[c:]

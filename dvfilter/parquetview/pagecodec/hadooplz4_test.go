@@ -65,6 +65,17 @@ func TestDecodeHadoopLZ4(t *testing.T) {
 			t.Errorf("%s: truncated, decoded", name)
 		}
 	}
+	// parquet-rs frames an empty page (a dictionary of a column of nulls)
+	// as a block of nothing holding an LZ4 block of nothing.
+	empty := []byte{0, 0, 0, 0, 0, 0, 0, 1, 0}
+	if got, err := DecodeHadoopLZ4(empty, 0); err != nil || len(got) != 0 {
+		t.Errorf("parquet-rs's empty page: %d bytes, %v", len(got), err)
+	}
+	for _, bad := range [][]byte{empty[:4], empty[:8], {0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 1, 0x10}} {
+		if got, err := DecodeHadoopLZ4(bad, 0); err == nil {
+			t.Errorf("% x: decoded into %d bytes", bad, len(got))
+		}
+	}
 	for _, p := range [][]byte{page, nil, []byte("x"), make([]byte, 300000)} {
 		enc, err := HadoopLZ4{}.Encode(nil, p)
 		if err != nil {
