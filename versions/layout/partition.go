@@ -51,9 +51,17 @@ func partitionDirs(md *action.Metadata, p *action.Protocol, parts []*replay.Part
 		for _, c := range cols {
 			value, null := lookup(p, c.key)
 			b.WriteString(c.prefix)
-			if null || value == "" {
+			switch {
+			case null || value == "":
 				b.WriteString(NullPartition)
-			} else {
+			case value == NullPartition:
+				// The string itself, not a null: its first byte escaped.
+				// DuckDB and Spark compare a folder's value with the
+				// null name before decoding it, so they read the string;
+				// pyarrow and Polars decode first and read a null, as
+				// they would from the folder Spark writes.
+				b.WriteString("%5F" + NullPartition[1:])
+			default:
 				b.WriteString(EscapePathName(value))
 			}
 			b.WriteByte('/')

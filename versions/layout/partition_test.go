@@ -10,7 +10,8 @@ import (
 // Delta names columns case-insensitively: a partition value stored under
 // a key that differs from the partition column in case alone is that
 // column's value, not a null; an exact key wins over such a one; folders
-// are named as the schema names the column.
+// are named as the schema names the column. A value that is the name of
+// the null folder is told apart from a null.
 func TestPartitionDirsMatchKeysWhateverTheirCase(t *testing.T) {
 	md := &action.Metadata{
 		SchemaString:     `{"type":"struct","fields":[{"name":"Region","type":"string","nullable":true,"metadata":{}},{"name":"day","type":"string","nullable":true,"metadata":{}}]}`,
@@ -20,6 +21,7 @@ func TestPartitionDirsMatchKeysWhateverTheirCase(t *testing.T) {
 		{Values: []action.PartitionValue{{Column: "DAY", Value: "1"}, {Column: "region", Value: "eu"}}},
 		{Values: []action.PartitionValue{{Column: "Day", Value: "wrong"}, {Column: "day", Value: "2"}, {Column: "Region", Value: "us"}}},
 		{Values: []action.PartitionValue{{Column: "day", Value: "3"}}},
+		{Values: []action.PartitionValue{{Column: "region", Value: NullPartition}, {Column: "day", Value: ""}}},
 	}
 	if !IsPartitionColumn(md, "REGION") || IsPartitionColumn(md, "value") {
 		t.Error("IsPartitionColumn: REGION is one, value is not")
@@ -28,7 +30,8 @@ func TestPartitionDirsMatchKeysWhateverTheirCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []string{"Region=eu/day=1/", "Region=us/day=2/", "Region=" + NullPartition + "/day=3/"} {
+	for i, want := range []string{"Region=eu/day=1/", "Region=us/day=2/", "Region=" + NullPartition + "/day=3/",
+		"Region=%5F_HIVE_DEFAULT_PARTITION__/day=" + NullPartition + "/"} {
 		if got, err := dirs(i); err != nil || got != want {
 			t.Errorf("file %d: %q, %v; want %q", i, got, err, want)
 		}
