@@ -67,3 +67,36 @@ func TestAbsoluteDeletionVectorPaths(t *testing.T) {
 		t.Errorf("a vector outside the root: %v; want a refusal", err)
 	}
 }
+
+// TestHistoryCountsFilesWithAbsoluteVectors: history.jsonl counts a file
+// whose deletion vector is named by an absolute URI like any other (the
+// vector's URI is no sign of a file outside the table): re-adding it with
+// a vector is one file added and one removed, removing it one removed.
+func TestHistoryCountsFilesWithAbsoluteVectors(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	a := mustAdd(t, gen, "a.parquet", 20).Add
+	b := mustAdd(t, gen, "b.parquet", 20).Add
+	mustCommit(t, gen, deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}),
+		deltagen.Metadata(deltagen.SimpleSchema, nil, nil),
+		deltagen.AddFile(a.Path, a.Size, a.ModificationTime, nil, a.Stats),
+		deltagen.AddFile(b.Path, b.Size, b.ModificationTime, nil, b.Stats))
+	dvs, err := gen.WriteDVFileAbsolute("dvs/abs.bin", []uint64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, gen, deltagen.Remove(a.Path, 2),
+		deltagen.AddFileDV(a.Path, a.Size, a.ModificationTime, nil, a.Stats, dvs[0]))
+	mustCommit(t, gen, deltagen.RemoveDV(a.Path, 3, dvs[0]))
+	table, _ := openTable(t, dir)
+	h, err := table.History(context.Background())
+	if err != nil || len(h) != 3 {
+		t.Fatalf("history %+v, %v; want 3 versions", h, err)
+	}
+	want := [][3]int{{2, 2, 0}, {2, 1, 1}, {1, 0, 1}} // files, added, removed
+	for i, c := range h {
+		if got := [3]int{c.Files, c.Added, c.Removed}; got != want[i] {
+			t.Errorf("v%d: files, added, removed = %v; want %v", c.Version, got, want[i])
+		}
+	}
+}

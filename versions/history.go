@@ -31,7 +31,7 @@ type Commit struct {
 	changes []fileChange // the commit's file actions, for counting
 }
 
-// fileChange is an add or remove of a logical file.
+// fileChange is an add or remove of a logical file under the table root.
 type fileChange struct {
 	key string
 	add bool
@@ -149,14 +149,11 @@ func (t *Table) countFiles(ctx context.Context, commits []Commit, from int) erro
 			}
 			live = liveKeys(snap)
 			for _, ch := range c.changes { // counted without the version before
-				if !action.IsExternal(ch.key) {
-					c.count(ch.add)
-				}
+				c.count(ch.add)
 			}
 		} else {
 			for _, ch := range c.changes {
 				switch {
-				case action.IsExternal(ch.key):
 				case ch.add:
 					live[ch.key] = true
 					c.count(true)
@@ -199,17 +196,24 @@ func describeCommit(ctx context.Context, st Store, f replay.LogFile, c *Commit) 
 	}
 	root := st.Location()
 	c.changes = []fileChange{}
+	// Files elsewhere are not served, and not counted: told apart by the
+	// path, as the key may hold a deletion vector's absolute URI.
+	change := func(path string, dv *action.DeletionVector, add bool) {
+		if !action.IsExternal(path) {
+			c.changes = append(c.changes, fileChange{action.LogicalKey(path, dv.UniqueID()), add})
+		}
+	}
 	err = action.ParseLines(data, func(a *action.Action) error {
 		if a.Add != nil {
 			path, err := action.CleanPath(a.Add.Path, root)
 			if err != nil {
 				return err
 			}
-			c.changes = append(c.changes, fileChange{action.LogicalKey(path, a.Add.DeletionVector.UniqueID()), true})
+			change(path, a.Add.DeletionVector, true)
 		}
 		if a.Remove != nil {
 			if path, err := action.CleanPath(a.Remove.Path, root); err == nil {
-				c.changes = append(c.changes, fileChange{action.LogicalKey(path, a.Remove.DeletionVector.UniqueID()), false})
+				change(path, a.Remove.DeletionVector, false)
 			}
 		}
 		if ci := a.CommitInfo; ci != nil {
