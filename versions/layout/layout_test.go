@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-func TestEscapePathName(t *testing.T) {
+func TestEscapeValue(t *testing.T) {
 	for in, want := range map[string]string{
 		"2024-01-01":        "2024-01-01",
 		"a/b=c%d":           "a%2Fb%3Dc%25d",
@@ -14,8 +14,24 @@ func TestEscapePathName(t *testing.T) {
 		"x:y?*\"#'\\{[]^":   "x%3Ay%3F%2A%22%23%27%5C%7B%5B%5D%5E",
 		"tab\there\x7f\x00": "tab%09here%7F%00",
 	} {
-		if got := EscapePathName(in); got != want {
-			t.Errorf("EscapePathName(%q) = %q, want %q", in, got, want)
+		if got := escapeValue(in); got != want {
+			t.Errorf("escapeValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEscapeColumnName(t *testing.T) {
+	for in, want := range map[string]string{
+		"year":             "year",
+		"p#h:x*'\"[]{}^ é": "p#h:x*'\"[]{}^ é", // every reader reads these as they are
+		"a/b=c%d":          "a%2Fb%3Dc%25d",
+		"x\\y?z\t":         "x%5Cy%3Fz%09",
+		"_p":               "%5Fp",
+		".p":               "%2Ep",
+		"p_.":              "p_.",
+	} {
+		if got := escapeColumnName(in); got != want {
+			t.Errorf("escapeColumnName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

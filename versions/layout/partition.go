@@ -32,9 +32,9 @@ func partitionDirs(md *action.Metadata, p *action.Protocol, parts []*replay.Part
 	type column struct{ prefix, key string }
 	cols := make([]column, len(md.PartitionColumns))
 	for i, name := range md.PartitionColumns {
-		cols[i] = column{prefix: EscapePathName(name) + "=", key: name}
+		cols[i] = column{prefix: escapeColumnName(name) + "=", key: name}
 		if f := Find(fields, name); f != nil {
-			cols[i].prefix = EscapePathName(f.Name) + "=" // the schema's case
+			cols[i].prefix = escapeColumnName(f.Name) + "=" // the schema's case
 			if mapped {
 				cols[i].key = f.Physical
 			}
@@ -62,7 +62,7 @@ func partitionDirs(md *action.Metadata, p *action.Protocol, parts []*replay.Part
 				// they would from the folder Spark writes.
 				b.WriteString("%5F" + NullPartition[1:])
 			default:
-				b.WriteString(EscapePathName(value))
+				b.WriteString(escapeValue(value))
 			}
 			b.WriteByte('/')
 		}
@@ -90,23 +90,40 @@ func lookup(p *replay.Partition, key string) (value string, null bool) {
 	return "", true
 }
 
-// EscapePathName escapes a partition column name or value for a folder
-// name as Spark does (ExternalCatalogUtils.escapePathName): control
-// characters (NUL too, which no file name can hold) and "#%'*/:=?\{[]^ and DEL become %XX; everything else,
-// non-ASCII included, stays.
-func EscapePathName(s string) string {
+// escapeValue escapes a partition value for a folder name as Spark
+// does (ExternalCatalogUtils.escapePathName): control characters (NUL too,
+// which no file name can hold) and "#%'*/:=?\{[]^ and DEL become %XX;
+// everything else, non-ASCII included, stays. Every reader decodes values.
+func escapeValue(s string) string {
+	return escapeBytes(s, func(_ int, c byte) bool {
+		return isControl(c) || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0
+	})
+}
+
+// escapeColumnName escapes a partition column's name for its folder, less
+// than a value: DuckDB and Polars do not decode names ("p%23h=" is their
+// column "p%23h"), so only what some reader misreads unescaped is escaped:
+// "%" (pyarrow and Spark decode it), "/" and "=" (the folder's own
+// syntax), "\" (DuckDB finds no file under it), "?" (DuckDB drops the
+// column), control characters, and a leading "_" or "." (pyarrow skips
+// such folders and every file in them).
+func escapeColumnName(s string) string {
+	return escapeBytes(s, func(i int, c byte) bool {
+		return isControl(c) || strings.IndexByte("%/=\\?", c) >= 0 || i == 0 && (c == '_' || c == '.')
+	})
+}
+
+func isControl(c byte) bool { return c <= 0x1f || c == 0x7f }
+
+// escapeBytes writes the bytes at which escape holds as %XX.
+func escapeBytes(s string, escape func(i int, c byte) bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if needsEscape(c) {
+		if c := s[i]; escape(i, c) {
 			fmt.Fprintf(&b, "%%%02X", c)
 		} else {
 			b.WriteByte(c)
 		}
 	}
 	return b.String()
-}
-
-func needsEscape(c byte) bool {
-	return c <= 0x1f || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0
 }
