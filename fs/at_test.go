@@ -45,7 +45,7 @@ func TestAtResolvesInstants(t *testing.T) {
 func TestAtListsOnlyWhatResolves(t *testing.T) {
 	tbl := standardTable(t)
 	tbl.mu.Lock()
-	tbl.history[1].Instant = 1e15 // the year 33658
+	tbl.history[1].Instant = new(int64(1e15)) // the year 33658
 	tbl.mu.Unlock()
 	m := mountFake(t, tbl, Options{})
 	es, err := os.ReadDir(m.path("at"))

@@ -114,7 +114,7 @@ func (f *fakeTable) addVersion(t *testing.T, op string, files []fakeFile, reveal
 	}
 	snap.SetDetails(details)
 	f.snaps[v] = snap
-	f.history = append(f.history, HistoryEntry{Version: v, Instant: 1_700_000_000_000 + v*1000, Timestamp: 1_700_000_000_000 + v*1000, Operation: op, Files: len(files)})
+	f.history = append(f.history, HistoryEntry{Version: v, Instant: new(1_700_000_000_000 + v*1000), Timestamp: 1_700_000_000_000 + v*1000, Operation: op, Files: len(files)})
 	if reveal {
 		f.known = v
 		f.latest.Store(v)
@@ -159,7 +159,7 @@ func (f *fakeTable) CommitTime(ctx context.Context, v int64) (int64, bool, error
 	if v < 0 || v > f.known {
 		return 0, false, nil
 	}
-	return f.history[v].Instant, true, nil
+	return *f.history[v].Instant, true, nil
 }
 
 // Instants times each known version by its history entry.
@@ -167,7 +167,7 @@ func (f *fakeTable) Instants(ctx context.Context) ([]versions.Instant, error) {
 	h, _ := f.History(ctx)
 	out := make([]versions.Instant, len(h))
 	for i, e := range h {
-		out[i] = versions.Instant{Version: e.Version, Millis: e.Instant, Resolves: true}
+		out[i] = versions.Instant{Version: e.Version, Millis: *e.Instant, Resolves: true}
 	}
 	return out, nil
 }
@@ -184,7 +184,12 @@ func (f *fakeTable) AsOf(ctx context.Context, millis int64) (int64, bool, error)
 }
 
 // Changes: the fake keeps no commits (changes/ is tested on real tables).
-func (f *fakeTable) HasCommit(ctx context.Context, v int64) (bool, error) { return false, nil }
+// HasCommit: every known version has a commit (though Changes reads none).
+func (f *fakeTable) HasCommit(ctx context.Context, v int64) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return v >= 0 && v <= f.known, nil
+}
 
 func (f *fakeTable) Changes(ctx context.Context, v int64) (*versions.Changes, error) {
 	return nil, versions.ErrNoCommit

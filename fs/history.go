@@ -32,7 +32,7 @@ var (
 // historyHandle holds the text one open reads.
 type historyHandle struct {
 	text  []byte
-	mtime int64 // ms, the newest commit's timestamp
+	mtime int64 // ms, the newest version's instant
 }
 
 // Getattr reports the size of the current text, with short timeouts.
@@ -121,7 +121,11 @@ func (r *root) historyText(ctx context.Context) (text []byte, mtime int64, errno
 			r.logf("history: %v", err)
 			return nil, 0, syscall.EIO
 		}
-		mtime = max(mtime, e.Timestamp)
+		at := e.Timestamp // the commit's own, for a version without an instant
+		if e.Instant != nil {
+			at = *e.Instant
+		}
+		mtime = max(mtime, at)
 		damaged = damaged || e.Error != ""
 	}
 	text = buf.Bytes()

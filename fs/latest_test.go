@@ -116,7 +116,11 @@ func testHistoryJSONL(t *testing.T, noOpen bool) {
 		return out
 	}
 	got := read(true)
-	if len(got) != 2 || got[0] != (HistoryEntry{Version: 0, Instant: 1_700_000_000_000, Timestamp: 1_700_000_000_000, Operation: "CREATE TABLE", Files: 2}) || got[1].Operation != "WRITE" || got[1].Files != 8 {
+	if len(got) != 2 || got[0].Instant == nil || *got[0].Instant != 1_700_000_000_000 {
+		t.Fatalf("history = %+v", got)
+	}
+	got[0].Instant = nil
+	if got[0] != (HistoryEntry{Version: 0, Timestamp: 1_700_000_000_000, Operation: "CREATE TABLE", Files: 2}) || got[1].Operation != "WRITE" || got[1].Files != 8 {
 		t.Fatalf("history = %+v", got)
 	}
 	data, _ := os.ReadFile(m.path("history.jsonl"))

@@ -37,8 +37,8 @@ type Table interface {
 // HistoryEntry is one version's line in history.jsonl.
 type HistoryEntry struct {
 	Version   int64  `json:"version"`
-	Instant   int64  `json:"instant"`   // when committed, by Delta's clock (what at/ resolves), ms since the epoch
-	Timestamp int64  `json:"timestamp"` // the commit's own timestamp, milliseconds since the epoch
+	Instant   *int64 `json:"instant,omitempty"` // when committed, by Delta's clock (what at/ resolves), ms since the epoch; none for a version at/ cannot name
+	Timestamp int64  `json:"timestamp"`         // the commit's own timestamp, milliseconds since the epoch
 	Operation string `json:"operation"`
 	Files     int    `json:"files"`           // live data files at this version
 	Added     int    `json:"added"`           // files the commit added (changes/<N>/added)

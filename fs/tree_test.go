@@ -30,7 +30,7 @@ func TestRootAndVersionsListing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := time.UnixMilli(e.Instant); !fi.ModTime().Equal(want) || !fi.IsDir() {
+		if want := time.UnixMilli(*e.Instant); !fi.ModTime().Equal(want) || !fi.IsDir() {
 			t.Errorf("stat v/%d: %v, mtime %v; want a directory of %v", v, fi.Mode(), fi.ModTime(), want)
 		}
 	}

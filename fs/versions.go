@@ -40,7 +40,8 @@ func (n *versionsNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *f
 	return 0
 }
 
-// entries lists the rebuildable versions as directories whose inode
+// entries lists the rebuildable versions (for changes/, those with a
+// commit) as directories whose inode
 // numbers are those of kind (v/<N>, changes/<N>).
 func (n *versionsNode) entries(ctx context.Context, kind byte) ([]fuse.DirEntry, syscall.Errno) {
 	vs, err := n.root.table.Versions(ctx)
@@ -50,11 +51,20 @@ func (n *versionsNode) entries(ctx context.Context, kind byte) ([]fuse.DirEntry,
 		}
 		return nil, toErrno(err)
 	}
-	entries := make([]fuse.DirEntry, len(vs))
-	for i, v := range vs {
-		entries[i] = fuse.DirEntry{
-			Name: strconv.FormatInt(v, 10), Mode: syscall.S_IFDIR, Ino: ino(v, kind, ""), Off: uint64(i + 1),
+	entries := make([]fuse.DirEntry, 0, len(vs))
+	for _, v := range vs {
+		if kind == kindChanges {
+			// changes/ lists no version known from its checkpoint only:
+			// there is no commit to tell what changed.
+			if ok, err := n.root.table.HasCommit(ctx, v); err != nil {
+				return nil, toErrno(err)
+			} else if !ok {
+				continue
+			}
 		}
+		entries = append(entries, fuse.DirEntry{
+			Name: strconv.FormatInt(v, 10), Mode: syscall.S_IFDIR, Ino: ino(v, kind, ""), Off: uint64(len(entries) + 1),
+		})
 	}
 	return entries, 0
 }

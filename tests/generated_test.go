@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -532,7 +533,7 @@ func TestHistoryReadsOnlyNewCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("history kept across a refresh:\n%+v\nwant\n%+v", got, want)
 	}
 	if last := got[len(got)-1]; len(got) != 43 || last.Files != 41 || got[41].Removed != 1 || got[41].Added != 1 {

@@ -192,11 +192,21 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 		if err != nil || len(inst) != 2 || inst[0].Version != 3 || !inst[0].Resolves {
 			t.Errorf("instants %+v, %v; want v3 and v4", inst, err)
 		}
+		// history says v2 has no instant (it said the epoch), v3 its own.
+		h, err := table.History(context.Background())
+		if err != nil || len(h) != 3 || h[0].Instant != nil || h[1].Instant == nil || *h[1].Instant != s+3000 {
+			t.Errorf("history %+v, %v; want v2 without an instant, v3 at s+3000", h, err)
+		}
 		requireFUSE(t)
 		m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
 		ents, err := os.ReadDir(filepath.Join(m.dir, "at"))
 		if err != nil || len(ents) != 2 || ents[0].Name() != versions.FormatInstant(s+3000) {
 			t.Errorf("ls at/ = %v, %v", ents, err)
+		}
+		// changes/ lists only the versions it holds: v2 has no commit.
+		ents, err = os.ReadDir(filepath.Join(m.dir, "changes"))
+		if err != nil || len(ents) != 2 || ents[0].Name() != "3" {
+			t.Errorf("ls changes/ = %v, %v; want 3 and 4", ents, err)
 		}
 	})
 	t.Run("property without the feature", func(t *testing.T) {

@@ -13,8 +13,9 @@ import (
 type Commit struct {
 	Version int64 `json:"version"`
 	// Instant is when the version was committed by Delta's clock (what
-	// time travel resolves against: Instants), ms since the epoch.
-	Instant   int64  `json:"instant"`
+	// time travel resolves against: Instants), ms since the epoch; nil for
+	// a version with none (timed by in-commit timestamps, its commit gone).
+	Instant   *int64 `json:"instant,omitempty"`
 	Timestamp int64  `json:"timestamp"` // the commit's own: in-commit timestamp, else commitInfo's, else the file's time
 	Operation string `json:"operation"`
 	Files     int    `json:"files"`   // live data files at this version under the table root
@@ -248,7 +249,9 @@ func (t *Table) fillInstants(ctx context.Context, commits []Commit) error {
 	}
 	byVersion := indexInstants(inst)
 	for i := range commits {
-		commits[i].Instant = byVersion[commits[i].Version]
+		if ms, ok := byVersion[commits[i].Version]; ok {
+			commits[i].Instant = &ms
+		}
 	}
 	return nil
 }

@@ -231,7 +231,11 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if c.Error != "" {
 			op = "(damaged: " + c.Error + ")"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, versions.FormatInstant(c.Instant), op)
+		at := "-" // timed by in-commit timestamps, and its commit is gone
+		if c.Instant != nil {
+			at = versions.FormatInstant(*c.Instant)
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, at, op)
 	}
 	if err := w.Flush(); err != nil {
 		return err
