@@ -27,12 +27,27 @@ func Spellable(ms int64) bool {
 // UTC). It returns milliseconds since the epoch; sub-millisecond digits
 // are cut, as a commit's instant has none.
 func ParseInstant(s string) (int64, error) {
-	// RFC 3339 allows a lower-case t and z; Go's layout does not.
-	if t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s)); err == nil {
+	// RFC 3339 allows a lower-case t and z; Go's layout does not. Go also
+	// takes what RFC 3339 does not: a comma before the fraction, an offset
+	// of 24 hours or 60 minutes.
+	if t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s)); err == nil && strictRFC3339(s) {
 		return t.UnixMilli(), nil
 	}
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
 		return t.UnixMilli(), nil
 	}
 	return 0, fmt.Errorf("instant %q: want RFC 3339 (2024-01-05T09:37:00Z, 2024-01-05T10:37:00.5+01:00) or a date (2024-01-05)", s)
+}
+
+// strictRFC3339 refuses, in a spelling Go's RFC 3339 layout reads, what
+// RFC 3339 does not allow: a comma for the decimal point, an offset's hour
+// past 23 or minute past 59.
+func strictRFC3339(s string) bool {
+	if strings.Contains(s, ",") {
+		return false
+	}
+	if n := len(s); n > 6 && (s[n-6] == '+' || s[n-6] == '-') {
+		return s[n-5:n-3] <= "23" && s[n-2:] <= "59"
+	}
+	return true
 }

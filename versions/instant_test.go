@@ -15,7 +15,8 @@ func TestParseInstant(t *testing.T) {
 			t.Errorf("ParseInstant(%q) = %d, %v; want %d", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "yesterday", "1700000000000", "2023-11-14 22:13:20"} {
+	for _, s := range []string{"", "yesterday", "1700000000000", "2023-11-14 22:13:20",
+		"2023-11-14T22:13:20,5Z", "2023-11-14T22:13:20-24:00", "2023-11-14T22:13:20+00:60"} {
 		if _, err := ParseInstant(s); err == nil {
 			t.Errorf("ParseInstant(%q): no error", s)
 		}
