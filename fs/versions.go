@@ -41,8 +41,8 @@ func (n *versionsNode) Getattr(ctx context.Context, fh fusefs.FileHandle, out *f
 }
 
 // entries lists the rebuildable versions (for changes/, those with a
-// commit) as directories whose inode
-// numbers are those of kind (v/<N>, changes/<N>).
+// commit) as directories whose inode numbers are those of kind (v/<N>,
+// changes/<N>).
 func (n *versionsNode) entries(ctx context.Context, kind byte) ([]fuse.DirEntry, syscall.Errno) {
 	vs, err := n.root.table.Versions(ctx)
 	if err != nil {
