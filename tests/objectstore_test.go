@@ -170,17 +170,15 @@ func TestObjectStoreMount(t *testing.T) {
 			mp := t.TempDir()
 			p := startMount(t, bin, location, mp)
 			p.ready(t)
-			// Served under logical folders (latest/ is a symlink): found by their base names,
+			// Served under logical folders: found by their base names,
 			// which the table's files do not share.
-			served := map[string]string{}
-			err = filepath.WalkDir(filepath.Join(mp, "latest")+"/", func(p string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() {
-					served[d.Name()] = p
-				}
-				return err
-			})
+			names, err := walkFiles(filepath.Join(mp, "latest"))
 			if err != nil {
 				t.Fatal(err)
+			}
+			served := map[string]string{}
+			for _, n := range names {
+				served[path.Base(n)] = filepath.Join(mp, "latest", filepath.FromSlash(n))
 			}
 			for _, f := range snap.Files {
 				want, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f.Path)))
