@@ -21,8 +21,9 @@ type Retry struct {
 	Backoff    time.Duration // wait before the second try, doubled for each one after (with jitter)
 	MaxBackoff time.Duration // the longest wait
 	// Silence is how long a try may hear nothing from the store (no
-	// answer, or a body that stopped) before it is abandoned and retried;
-	// zero means a minute (silence.go).
+	// answer, or a body that stopped), or under 1 KiB a second of it (a
+	// body that trickles), before it is abandoned and retried; zero means
+	// a minute (silence.go).
 	Silence time.Duration
 }
 

@@ -12,20 +12,27 @@ import (
 // when Retry.Silence is zero.
 const defaultSilence = time.Minute
 
+// trickleFloor is the bytes per second of silence bound a body must bring
+// for its store to count as heard: a store that sends a byte now and then
+// (curl's --speed-limit, in effect) is as stuck as a silent one.
+const trickleFloor = 1 << 10
+
 // errSilent is a try abandoned because the store went quiet: always retried.
 var errSilent = errors.New("the store went silent")
 
 // A try is one attempt at a request, abandoned (its context cancelled) once
-// the store has sent nothing for the retry's silence bound: no answer to the
-// request, or a body that stopped. A server that keeps a connection open and
-// says nothing would otherwise hold its reader for good, and through a
-// mount a read(2) that never returns. Every byte of a body read through
-// body counts as hearing from the store.
+// the store has sent too little for the retry's silence bound: no answer to
+// the request, or a body that stopped or trickles. A server that keeps a
+// connection open and says nothing would otherwise hold its reader for good,
+// and through a mount a read(2) that never returns. The bound starts again
+// each time a body read through body brings floor more bytes.
 type try struct {
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	timer   *time.Timer // nil for local files, which are not watched
 	silence time.Duration
+	floor   int // bytes that restart the silence bound
+	heard   int // bytes since it last started
 }
 
 func (s *Store) startTry(ctx context.Context) *try {
@@ -36,12 +43,14 @@ func (s *Store) startTry(ctx context.Context) *try {
 	if t.silence <= 0 {
 		t.silence = defaultSilence
 	}
+	t.floor = max(int(t.silence.Seconds()*trickleFloor), 1)
 	t.ctx, t.cancel = context.WithCancelCause(ctx)
 	t.timer = time.AfterFunc(t.silence, func() { t.cancel(errSilent) })
 	return t
 }
 
-// body returns r, whose bytes restart the silence bound as they arrive.
+// body returns r, whose bytes restart the silence bound once they amount
+// to the floor.
 func (t *try) body(r io.Reader) io.Reader {
 	if t.timer == nil {
 		return r
@@ -56,7 +65,7 @@ func (t *try) end(err error) error {
 	}
 	t.timer.Stop()
 	if err != nil && context.Cause(t.ctx) == errSilent {
-		err = fmt.Errorf("%w for %v, the try was abandoned", errSilent, t.silence)
+		err = fmt.Errorf("%w (under %d bytes in %v), the try was abandoned", errSilent, t.floor, t.silence)
 	}
 	t.cancel(nil)
 	return err
@@ -69,7 +78,8 @@ type heardReader struct {
 
 func (h heardReader) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
-	if n > 0 {
+	if h.t.heard += n; h.t.heard >= h.t.floor {
+		h.t.heard = 0
 		h.t.timer.Reset(h.t.silence)
 	}
 	return n, err

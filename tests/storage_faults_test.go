@@ -1,9 +1,9 @@
 package tests
 
 // Storage faults on S3 (versitygw): through a proxy that answers 5xx and
-// throttling, resets connections mid-body, cuts bodies short or sends
-// more than asked; and a server killed and restarted during a sequential
-// read and during refresh. Requests are retried with backoff, then fail
+// throttling, resets connections mid-body, cuts bodies short, sends more
+// than asked, or stops or trickles in the middle; and a server killed and
+// restarted during a sequential read and during refresh. Requests are retried with backoff, then fail
 // with a logged reason (EIO through a mount); a wrong-length body is never
 // data; the mount serves again once storage is back.
 
@@ -29,8 +29,8 @@ import (
 )
 
 // quickRetry keeps fault tests short: four tries a few milliseconds apart,
-// each abandoned after two seconds without a byte (servers.NoAnswer,
-// servers.StalledBody).
+// each abandoned after two seconds that bring under 2 KiB
+// (servers.NoAnswer, servers.StalledBody, servers.TrickleBody).
 var quickRetry = blobstore.WithRetry(blobstore.Retry{Attempts: 4, Backoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond,
 	Silence: 2 * time.Second})
 

@@ -24,15 +24,16 @@ const (
 	LongBody                   // a well-formed answer holding more bytes than the range asked for (ranged GETs)
 	NoAnswer                   // the request taken, then nothing until the client gives up
 	StalledBody                // half the body, then nothing until the client gives up
+	TrickleBody                // half the body, then a byte every 50 ms until the client gives up
 )
 
 func (f Fault) String() string {
 	return [...]string{"503 SlowDown", "500 InternalError", "reset mid-body", "truncated body", "short body", "long body",
-		"no answer", "stalled body"}[f]
+		"no answer", "stalled body", "trickling body"}[f]
 }
 
 // Faults lists every Fault.
-var Faults = []Fault{Unavailable, ServerError, ResetMidBody, TruncatedBody, ShortBody, LongBody, NoAnswer, StalledBody}
+var Faults = []Fault{Unavailable, ServerError, ResetMidBody, TruncatedBody, ShortBody, LongBody, NoAnswer, StalledBody, TrickleBody}
 
 // Proxy stands between a client and a server on 127.0.0.1 and spoils the
 // answers it is told to: status errors, cut or reset bodies, wrong lengths,
@@ -262,6 +263,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(half)
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
+	case TrickleBody:
+		w.WriteHeader(resp.StatusCode)
+		w.Write(half)
+		w.(http.Flusher).Flush()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for _, b := range body[len(half):] {
+			select {
+			case <-tick.C:
+			case <-r.Context().Done():
+				return
+			}
+			if _, err := w.Write([]byte{b}); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
 	case ShortBody:
 		w.Header().Set("Content-Length", strconv.Itoa(len(half)))
 		if cr := resp.Header.Get("Content-Range"); cr != "" {
