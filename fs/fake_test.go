@@ -114,7 +114,8 @@ func (f *fakeTable) addVersion(t *testing.T, op string, files []fakeFile, reveal
 	}
 	snap.SetDetails(details)
 	f.snaps[v] = snap
-	f.history = append(f.history, HistoryEntry{Version: v, Instant: new(1_700_000_000_000 + v*1000), Timestamp: 1_700_000_000_000 + v*1000, Operation: op, Files: len(files)})
+	f.history = append(f.history, HistoryEntry{Version: v, Instant: new(1_700_000_000_000 + v*1000), Timestamp: 1_700_000_000_000 + v*1000, Operation: op,
+		Files: len(files), Added: new(len(files)), Removed: new(0)})
 	if reveal {
 		f.known = v
 		f.latest.Store(v)

@@ -119,12 +119,15 @@ func testHistoryJSONL(t *testing.T, noOpen bool) {
 	if len(got) != 2 || got[0].Instant == nil || *got[0].Instant != 1_700_000_000_000 {
 		t.Fatalf("history = %+v", got)
 	}
-	got[0].Instant = nil
+	if got[0].Added == nil || *got[0].Added != 2 || got[0].Removed == nil || *got[0].Removed != 0 {
+		t.Fatalf("history = %+v", got)
+	}
+	got[0].Instant, got[0].Added, got[0].Removed = nil, nil, nil
 	if got[0] != (HistoryEntry{Version: 0, Timestamp: 1_700_000_000_000, Operation: "CREATE TABLE", Files: 2}) || got[1].Operation != "WRITE" || got[1].Files != 8 {
 		t.Fatalf("history = %+v", got)
 	}
 	data, _ := os.ReadFile(m.path("history.jsonl"))
-	if want := `{"version":0,"instant":1700000000000,"timestamp":1700000000000,"operation":"CREATE TABLE","files":2,"added":0,"removed":0}`; !bytes.HasPrefix(data, []byte(want+"\n")) {
+	if want := `{"version":0,"instant":1700000000000,"timestamp":1700000000000,"operation":"CREATE TABLE","files":2,"added":2,"removed":0}`; !bytes.HasPrefix(data, []byte(want+"\n")) {
 		t.Errorf("first line = %q, want %q", bytes.SplitN(data, []byte("\n"), 2)[0], want)
 	}
 	tbl.addVersion(t, "OPTIMIZE", nil, false)

@@ -37,13 +37,15 @@ type Table interface {
 // HistoryEntry is one version's line in history.jsonl.
 type HistoryEntry struct {
 	Version   int64  `json:"version"`
-	Instant   *int64 `json:"instant,omitempty"` // when committed, by Delta's clock (what at/ resolves), ms since the epoch; none for a version at/ cannot name
-	Timestamp int64  `json:"timestamp"`         // the commit's own timestamp, milliseconds since the epoch
-	Operation string `json:"operation"`
-	Files     int    `json:"files"`           // live data files at this version
-	Added     int    `json:"added"`           // files the commit added (changes/<N>/added)
-	Removed   int    `json:"removed"`         // files the commit removed (changes/<N>/removed)
-	Error     string `json:"error,omitempty"` // why the version could not be read (a damaged log)
+	Instant   *int64 `json:"instant,omitempty"`   // when committed, by Delta's clock (what at/ resolves), ms since the epoch; none for a version at/ cannot name
+	Timestamp int64  `json:"timestamp"`           // the commit's own timestamp, milliseconds since the epoch
+	Operation string `json:"operation,omitempty"` // none without a commit or a commitInfo
+	Files     int    `json:"files"`               // live data files at this version
+	// Files the commit added (changes/<N>/added) and removed
+	// (changes/<N>/removed); none where not known: the commit is gone or damaged.
+	Added   *int   `json:"added,omitempty"`
+	Removed *int   `json:"removed,omitempty"`
+	Error   string `json:"error,omitempty"` // why the version could not be read (a damaged log)
 }
 
 // AbsoluteReader is implemented by Tables that can read deletion vector

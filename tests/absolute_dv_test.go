@@ -95,7 +95,10 @@ func TestHistoryCountsFilesWithAbsoluteVectors(t *testing.T) {
 	}
 	want := [][3]int{{2, 2, 0}, {2, 1, 1}, {1, 0, 1}} // files, added, removed
 	for i, c := range h {
-		if got := [3]int{c.Files, c.Added, c.Removed}; got != want[i] {
+		if c.Added == nil || c.Removed == nil {
+			t.Fatalf("v%d: counts not known: %+v", c.Version, c)
+		}
+		if got := [3]int{c.Files, *c.Added, *c.Removed}; got != want[i] {
 			t.Errorf("v%d: files, added, removed = %v; want %v", c.Version, got, want[i])
 		}
 	}

@@ -492,6 +492,10 @@ func TestHistoryWithADamagedCommit(t *testing.T) {
 		if (c.Error != "") != damaged || (!damaged && c.Files != int(c.Version)) {
 			t.Errorf("v%d: %d files, error %q; damaged %v", c.Version, c.Files, c.Error, damaged)
 		}
+		// A damaged version's counts are not known; the others' are.
+		if (c.Added == nil) != damaged || (c.Removed == nil) != damaged {
+			t.Errorf("v%d: added %v, removed %v; damaged %v", c.Version, c.Added, c.Removed, damaged)
+		}
 	}
 	if !strings.Contains(h[2].Error, "commit 2: line 2") {
 		t.Errorf("v2's error %q does not name the line", h[2].Error)
@@ -536,7 +540,8 @@ func TestHistoryReadsOnlyNewCommits(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("history kept across a refresh:\n%+v\nwant\n%+v", got, want)
 	}
-	if last := got[len(got)-1]; len(got) != 43 || last.Files != 41 || got[41].Removed != 1 || got[41].Added != 1 {
+	if last := got[len(got)-1]; len(got) != 43 || last.Files != 41 || got[41].Removed == nil || *got[41].Removed != 1 ||
+		got[41].Added == nil || *got[41].Added != 1 {
 		t.Errorf("%d versions, the last %+v, v41 %+v; want 43, 41 files, v41 removing one and adding one", len(got), last, got[41])
 	}
 }

@@ -192,10 +192,13 @@ func TestTimeTravelByInCommitTimestamps(t *testing.T) {
 		if err != nil || len(inst) != 2 || inst[0].Version != 3 || !inst[0].Resolves {
 			t.Errorf("instants %+v, %v; want v3 and v4", inst, err)
 		}
-		// history says v2 has no instant (it said the epoch), v3 its own.
+		// history says v2 has no instant (it said the epoch), v3 its own;
+		// nor has v2 an operation or counts (it said "" and 0).
 		h, err := table.History(context.Background())
 		if err != nil || len(h) != 3 || h[0].Instant != nil || h[1].Instant == nil || *h[1].Instant != s+3000 {
 			t.Errorf("history %+v, %v; want v2 without an instant, v3 at s+3000", h, err)
+		} else if h[0].Added != nil || h[0].Removed != nil || h[0].Operation != "" || h[1].Added == nil || h[1].Removed == nil {
+			t.Errorf("history %+v; want counts for v3 only", h)
 		}
 		requireFUSE(t)
 		m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})

@@ -16,11 +16,14 @@ type Commit struct {
 	// time travel resolves against: Instants), ms since the epoch; nil for
 	// a version with none (timed by in-commit timestamps, its commit gone).
 	Instant   *int64 `json:"instant,omitempty"`
-	Timestamp int64  `json:"timestamp"` // the commit's own: in-commit timestamp, else commitInfo's, else the file's time
-	Operation string `json:"operation"`
-	Files     int    `json:"files"`   // live data files at this version under the table root
-	Added     int    `json:"added"`   // data files under the table root the commit added
-	Removed   int    `json:"removed"` // data files under the table root the commit removed that were live
+	Timestamp int64  `json:"timestamp"`           // the commit's own: in-commit timestamp, else commitInfo's, else the file's time
+	Operation string `json:"operation,omitempty"` // commitInfo's; none without a commit or a commitInfo
+	Files     int    `json:"files"`               // live data files at this version under the table root
+	// Added is how many data files under the table root the commit added,
+	// Removed how many live ones it removed; nil where that is not known:
+	// the commit is gone (a version known from its checkpoint) or damaged.
+	Added   *int `json:"added,omitempty"`
+	Removed *int `json:"removed,omitempty"`
 	// InCommitTimestamp and CommitInfoTimestamp are the commit's two
 	// timestamps, when it has them (ms).
 	InCommitTimestamp   *int64 `json:"inCommitTimestamp,omitempty"`
@@ -93,6 +96,7 @@ func (t *Table) History(ctx context.Context) ([]Commit, error) {
 				return nil, ctx.Err()
 			}
 			out[i].Error, out[i].changes = err.Error(), nil
+			out[i].Added, out[i].Removed = nil, nil
 		}
 	}
 	if err := t.countFiles(ctx, out, kept); err != nil {
@@ -146,6 +150,7 @@ func (t *Table) countFiles(ctx context.Context, commits []Commit, from int) erro
 					c.Error = err.Error()
 				}
 				live, c.changes = nil, nil
+				c.Added, c.Removed = nil, nil
 				continue
 			}
 			live = liveKeys(snap)
@@ -184,9 +189,9 @@ func liveKeys(snap *replay.Snapshot) map[string]bool {
 // count counts one file the commit added or removed.
 func (c *Commit) count(added bool) {
 	if added {
-		c.Added++
+		*c.Added++
 	} else {
-		c.Removed++
+		*c.Removed++
 	}
 }
 
@@ -197,6 +202,7 @@ func describeCommit(ctx context.Context, st Store, f replay.LogFile, c *Commit) 
 	}
 	root := st.Location()
 	c.changes = []fileChange{}
+	c.Added, c.Removed = new(0), new(0)
 	// Files elsewhere are not served, and not counted: told apart by the
 	// path, as the key may hold a deletion vector's absolute URI.
 	change := func(path string, dv *action.DeletionVector, add bool) {

@@ -123,6 +123,29 @@ func TestHistory(t *testing.T) {
 	}
 }
 
+// TestHistoryCommitGone: a version known only from its checkpoint has no
+// operation nor counts to give; history says so rather than "" and 0.
+func TestHistoryCommitGone(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(testdata(t, "delta-rs/data/checkpoints_vacuumed"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "_delta_log", "00000000000000000005.json")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("history", dir)
+	if lines := strings.Split(out, "\n"); code != 0 || !strings.HasSuffix(lines[0], "\t(commit gone: known from its checkpoint)") ||
+		!strings.HasSuffix(lines[1], "\tWRITE") {
+		t.Errorf("exit %d:\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCLI("history", "--json", dir)
+	lines := strings.Split(out, "\n")
+	if code != 0 || strings.Contains(lines[0], `"added"`) || strings.Contains(lines[0], `"operation"`) ||
+		!strings.Contains(lines[1], `"added":1,"removed":0`) {
+		t.Errorf("history --json: exit %d\n%s", code, out)
+	}
+}
+
 func TestUsage(t *testing.T) {
 	if code, _, _ := runCLI(); code != 2 {
 		t.Errorf("no arguments: exit %d, want 2", code)

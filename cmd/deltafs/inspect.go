@@ -228,8 +228,11 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			continue
 		}
 		op := c.Operation
-		if c.Error != "" {
+		switch {
+		case c.Error != "":
 			op = "(damaged: " + c.Error + ")"
+		case c.Added == nil:
+			op = "(commit gone: known from its checkpoint)"
 		}
 		at := "-" // timed by in-commit timestamps, and its commit is gone
 		if c.Instant != nil {
