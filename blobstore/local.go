@@ -159,16 +159,17 @@ func (l *localRoot) read(key string) ([]byte, error) {
 	return data, err
 }
 
-// readRange fills bufs in turn from offset (fewer bytes at the end of the
-// file) and returns how many it read and the file's size.
-func (l *localRoot) readRange(key string, offset int64, bufs [][]byte) (int64, int64, error) {
+// readRange fills the buffers bufsFor gives for the file's size in turn
+// from offset (fewer bytes at the end of the file) and returns how many it
+// read and that size.
+func (l *localRoot) readRange(key string, offset int64, bufsFor func(size int64) [][]byte) (int64, int64, error) {
 	fd, st, err := l.openFd(key)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer unix.Close(fd)
 	var total int64
-	for _, buf := range bufs {
+	for _, buf := range bufsFor(st.Size) {
 		n, err := preadFull(fd, buf, offset+total)
 		total += int64(n)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -118,6 +119,38 @@ func TestObjectStoreReads(t *testing.T) {
 			}
 			if _, err := st.Stat(ctx, missing); !errors.Is(err, blobstore.ErrNotFound) {
 				t.Errorf("Stat of a missing object: want ErrNotFound, got %v", err)
+			}
+		})
+	}
+}
+
+// TestReadRangeMemoryFollowsTheObject: a range far longer than its object
+// (a length a file wrote, such as a deletion vector's size) costs memory for
+// the bytes the object holds, not for the length.
+func TestReadRangeMemoryFollowsTheObject(t *testing.T) {
+	for _, c := range storeCases() {
+		t.Run(c.name, func(t *testing.T) { // not parallel: the test counts what the process allocates
+			ctx := context.Background()
+			st := c.open(t, "claims")
+			data := []byte("forty-three bytes of a small deletion vector")
+			if err := st.Write(ctx, "dv.bin", data); err != nil {
+				t.Fatal(err)
+			}
+			const claimed = 1 << 31
+			for name, read := range map[string]func() ([]byte, error){
+				"ReadRange":   func() ([]byte, error) { return st.ReadRange(ctx, "dv.bin", 1, claimed) },
+				"ReadRangeOf": func() ([]byte, error) { return st.ReadRangeOf(ctx, "dv.bin", 1, claimed, int64(len(data))) },
+			} {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				got, err := read()
+				runtime.ReadMemStats(&after)
+				if err != nil || !bytes.Equal(got, data[1:]) {
+					t.Errorf("%s of %d bytes from 1: %q, %v", name, claimed, got, err)
+				}
+				if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+					t.Errorf("%s of %d bytes of a %d-byte object allocated %d MiB", name, claimed, len(data), n>>20)
+				}
 			}
 		})
 	}

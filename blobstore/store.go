@@ -188,12 +188,23 @@ func (s *Store) Read(ctx context.Context, key string) ([]byte, error) {
 // ReadRange returns length bytes of an object from offset; fewer only at
 // its end.
 func (s *Store) ReadRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
-	buf := make([]byte, length)
-	n, _, err := s.readRange(ctx, key, offset, [][]byte{buf})
+	var buf []byte
+	n, _, err := s.readRange(ctx, key, offset, length, func(size int64) [][]byte {
+		buf = make([]byte, rangeWithin(offset, length, size))
+		return [][]byte{buf}
+	})
 	if err != nil {
 		return nil, err
 	}
 	return buf[:n], nil
+}
+
+// rangeWithin is how many of length bytes from offset an object of size
+// bytes holds. Lengths come from what files say of one another (a deletion
+// vector's size, a footer's), which may be anything: memory is given to
+// what the object holds, once its size is known.
+func rangeWithin(offset, length, size int64) int64 {
+	return max(0, min(length, size-offset))
 }
 
 // ErrSizeChanged is wrapped by ReadRangeOf's error when the object is not
@@ -204,8 +215,11 @@ var ErrSizeChanged = errors.New("the object is not the size the log gives")
 // the log): an object of another size is an error, found from the answer
 // itself (its Content-Range, or the open file), at no extra request.
 func (s *Store) ReadRangeOf(ctx context.Context, key string, offset, length, size int64) ([]byte, error) {
-	buf := make([]byte, length)
-	n, err := s.ReadRangeInto(ctx, key, offset, size, [][]byte{buf})
+	var buf []byte
+	n, err := s.readRangeOf(ctx, key, offset, length, size, func(actual int64) [][]byte {
+		buf = make([]byte, rangeWithin(offset, length, actual))
+		return [][]byte{buf}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -219,24 +233,30 @@ func (s *Store) ReadRangeOf(ctx context.Context, key string, offset, length, siz
 // memory: a block each, or buffers it reuses. An object of another size is
 // an error, as for ReadRangeOf.
 func (s *Store) ReadRangeInto(ctx context.Context, key string, offset, size int64, bufs [][]byte) (int64, error) {
-	n, actual, err := s.readRange(ctx, key, offset, bufs)
+	length := int64(0)
+	for _, b := range bufs {
+		length += int64(len(b))
+	}
+	return s.readRangeOf(ctx, key, offset, length, size, func(int64) [][]byte { return bufs })
+}
+
+// readRangeOf is readRange of an object known to be size bytes long.
+func (s *Store) readRangeOf(ctx context.Context, key string, offset, length, size int64, bufsFor func(size int64) [][]byte) (int64, error) {
+	n, actual, err := s.readRange(ctx, key, offset, length, bufsFor)
 	if err == nil && actual != size {
 		return 0, fmt.Errorf("%s is %d bytes, the log says %d: %w", s.objectURL(key), actual, size, ErrSizeChanged)
 	}
 	return n, err
 }
 
-// readRange fills bufs from offset (fewer bytes only at the object's end)
-// and returns how many it read and the object's whole size.
-func (s *Store) readRange(ctx context.Context, key string, offset int64, bufs [][]byte) (int64, int64, error) {
-	length := int64(0)
-	for _, b := range bufs {
-		length += int64(len(b))
-	}
+// readRange reads length bytes from offset (fewer only at the object's
+// end) into the buffers bufsFor gives once the object's whole size is
+// known, and returns how many it read and that size.
+func (s *Store) readRange(ctx context.Context, key string, offset, length int64, bufsFor func(size int64) [][]byte) (int64, int64, error) {
 	var n, size int64
 	err := s.do(ctx, &s.counts.gets, key, func(t *try) (err error) {
 		if s.local != nil {
-			n, size, err = s.local.readRange(key, offset, bufs)
+			n, size, err = s.local.readRange(key, offset, bufsFor)
 			return err
 		}
 		r, err := s.bucket.NewRangeReader(t.ctx, key, offset, length, nil)
@@ -244,7 +264,7 @@ func (s *Store) readRange(ctx context.Context, key string, offset int64, bufs []
 			return err
 		}
 		defer r.Close()
-		n, err = readInto(bufs, t.body(r))
+		n, err = readInto(bufsFor(r.Size()), t.body(r))
 		if err != nil {
 			return err
 		}
