@@ -2,9 +2,6 @@ package layout
 
 import (
 	"fmt"
-	"hash/fnv"
-	"path"
-	"strings"
 
 	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
@@ -139,74 +136,8 @@ func Of(snap *replay.Snapshot, parts []*replay.Partition, counted []*action.Colu
 		v.Entries = append(v.Entries, Entry{Name: name, File: f, Fill: lacks(i)})
 	}
 	sortEntries(v.Entries)
-	if !physical {
-		v.Entries = unique(v.Entries)
-	}
+	var renamedTooLong []Hidden
+	v.Entries, renamedTooLong = unique(v.Entries, physical)
+	v.Hidden = append(v.Hidden, renamedTooLong...)
 	return v, nil
-}
-
-// unique renames the files that would share a served name (two stored
-// folders holding the same base name): the one whose stored path sorts
-// first keeps the name, each other one gets "-" and 8 hex digits of a hash
-// of its stored path before its extension (part-0.parquet ->
-// part-0-1a2b3c4d.parquet), so its name is the same in every version.
-func unique(es []Entry) []Entry {
-	clash := false
-	for i := 1; i < len(es); i++ {
-		if es[i].Name == es[i-1].Name {
-			clash = true
-			break
-		}
-	}
-	if !clash {
-		return es
-	}
-	first := 0
-	for i := 1; i <= len(es); i++ {
-		if i < len(es) && es[i].Name == es[first].Name {
-			continue
-		}
-		for j := first + 1; j < i; j++ {
-			es[j].Name = disambiguate(es[j].Name, es[j].File.Path)
-		}
-		first = i
-	}
-	sortEntries(es)
-	return es
-}
-
-// servedName is the name of a stored file under the partition directory
-// dir ("" or ending in '/'): dir and the stored base name. Writers put a
-// partitioned file in that very directory, mostly: the stored path then
-// is the name, shared instead of copied (a million names of 84 bytes were
-// a tenth of a version's first listing, and as much memory again).
-func servedName(dir, stored string) string {
-	base := path.Base(stored)
-	if len(stored) == len(dir)+len(base) && strings.HasPrefix(stored, dir) {
-		return stored
-	}
-	return dir + base
-}
-
-func disambiguate(name, stored string) string {
-	h := fnv.New32a()
-	h.Write([]byte(stored))
-	ext := path.Ext(name)
-	if ext == name[strings.LastIndexByte(name, '/')+1:] {
-		ext = "" // a dot file: no extension to keep
-	}
-	return fmt.Sprintf("%s-%08x%s", strings.TrimSuffix(name, ext), h.Sum32(), ext)
-}
-
-// tooLong reports whether an element of a served path is longer than a
-// file system allows.
-func tooLong(name string) bool {
-	for len(name) > nameMax {
-		i := strings.IndexByte(name, '/')
-		if i < 0 || i > nameMax {
-			return true
-		}
-		name = name[i+1:]
-	}
-	return false
 }

@@ -6,9 +6,11 @@ import (
 	"strings"
 )
 
-// byName orders entries by served name, then stored path.
+// byName orders entries by served name, then stored path, then deletion
+// vector (a path may be live under two).
 func byName(a, b Entry) int {
-	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.File.Path, b.File.Path))
+	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.File.Path, b.File.Path),
+		strings.Compare(a.File.DV.UniqueID(), b.File.DV.UniqueID()))
 }
 
 // sortEntries sorts es by byName: by name with orderOf's radix sort (a
