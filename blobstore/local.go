@@ -37,6 +37,27 @@ func openLocalRoot(dir string) (*localRoot, error) {
 
 func (l *localRoot) close() error { return unix.Close(l.fd) }
 
+// ErrRootReplaced is wrapped by CheckRoot's error.
+var ErrRootReplaced = errors.New("the table folder was replaced or removed")
+
+// checkRoot fails when the path the folder was opened at no longer names
+// it: the folder was replaced by another (a rebuilt table moved into
+// place), or removed. Reads still go to the folder opened, which is then
+// not the table at that path.
+func (l *localRoot) checkRoot() error {
+	var opened, now unix.Stat_t
+	if err := unix.Fstat(l.fd, &opened); err != nil {
+		return &os.PathError{Op: "stat", Path: l.dir, Err: err}
+	}
+	if err := unix.Stat(l.dir, &now); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrRootReplaced, l.dir, err)
+	}
+	if now.Dev != opened.Dev || now.Ino != opened.Ino {
+		return fmt.Errorf("%w: %s names another folder than the one opened", ErrRootReplaced, l.dir)
+	}
+	return nil
+}
+
 // resolveFlags keep a lookup below the root and off every link.
 const resolveFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
 

@@ -134,6 +134,17 @@ func (s *Store) Location() string { return s.location }
 // has none.
 func (s *Store) HasLocalFiles() bool { return s.local != nil && s.latency == 0 }
 
+// CheckRoot fails, wrapping ErrRootReplaced, when the table folder of a
+// store of local files is no longer the folder at the path it was opened
+// at. An object store's prefix names its objects whatever happens to them:
+// nil.
+func (s *Store) CheckRoot() error {
+	if s.local == nil {
+		return nil
+	}
+	return s.local.checkRoot()
+}
+
 // OpenLocal opens the file that holds key, for a store of local files, so
 // that a caller may hand it to the kernel, and returns its size as opened.
 // The rules of every local read hold: no symbolic link, nothing outside

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,6 +41,44 @@ func TestRefreshIgnoresStrayCommit(t *testing.T) {
 	}
 	if _, err := table.Snapshot(ctx, 2); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRefreshNoticesReplacedFolder: when the table folder is replaced
+// (a rebuilt table moved into place) or removed, a refresh says so and
+// latest stays, rather than following the folder first opened, now
+// another table or none; once the folder is back, refreshes go on.
+func TestRefreshNoticesReplacedFolder(t *testing.T) {
+	ctx := context.Background()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "table")
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	table, _ := openTable(t, dir)
+	rebuilt := deltagen.New(filepath.Join(parent, "table.new"))
+	mustCommit(t, rebuilt, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+	mustCommit(t, rebuilt, mustAdd(t, rebuilt, "part-0.parquet", 10))
+	rename := func(from, to string) {
+		t.Helper()
+		if err := os.Rename(filepath.Join(parent, from), filepath.Join(parent, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCommit(t, gen, mustAdd(t, gen, "part-9.parquet", 10)) // the old table goes on, moved away
+	rename("table", "table.old")
+	for _, step := range []string{"removed", "replaced"} {
+		if step == "replaced" {
+			rename("table.new", "table")
+		}
+		moved, err := table.Refresh(ctx, nil)
+		if moved || !errors.Is(err, blobstore.ErrRootReplaced) || !strings.Contains(err.Error(), "latest stays at v0") || table.Latest() != 0 {
+			t.Errorf("folder %s: moved %v, latest %d, %v", step, moved, table.Latest(), err)
+		}
+	}
+	rename("table", "table.new")
+	rename("table.old", "table")
+	if moved, err := table.Refresh(ctx, nil); err != nil || !moved || table.Latest() != 1 {
+		t.Errorf("folder back: moved %v, latest %d, %v; want latest 1", moved, table.Latest(), err)
 	}
 }
 

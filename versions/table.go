@@ -23,6 +23,12 @@ type Store interface {
 	Location() string
 }
 
+// rootChecker is a Store that can tell that the table it was opened at
+// is no longer there (blobstore.Store.CheckRoot): a refresh then stops,
+// as moving on with what the store still reads would serve another table
+// than the one at that path.
+type rootChecker interface{ CheckRoot() error }
+
 // Table is an opened Delta table. It is safe for concurrent use.
 //
 // Lock order: mu is never held across storage I/O.
@@ -284,6 +290,11 @@ func (t *Table) segmentWithout(ctx context.Context, v, cp int64) (*replay.LogSeg
 // versions went away; an error with changed true says latest stopped short
 // of the newest version.
 func (t *Table) Refresh(ctx context.Context, beforeMove func(latest int64)) (changed bool, err error) {
+	if rc, ok := t.st.(rootChecker); ok {
+		if err := rc.CheckRoot(); err != nil {
+			return false, fmt.Errorf("refresh %s: %w; latest stays at v%d: mount again to serve the folder now there", t.root, err, t.Latest())
+		}
+	}
 	pruned, err := t.checkCleanup(ctx)
 	if err != nil {
 		return false, fmt.Errorf("refresh %s: %w", t.root, err)
