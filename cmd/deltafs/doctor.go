@@ -14,6 +14,7 @@ import (
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions"
+	"github.com/deltafs/deltafs/versions/layout"
 	"github.com/spf13/pflag"
 )
 
@@ -36,7 +37,8 @@ type doctorReport struct {
 	Retention              doctorRetention   `json:"retention"`
 	Open                   doctorOpen        `json:"open"`
 	Files                  doctorFiles       `json:"files"`
-	Columns                *doctorColumns    `json:"columns,omitempty"` // with --files
+	Columns                *doctorColumns    `json:"columns,omitempty"`  // with --files
+	NotShown               []string          `json:"notShown,omitempty"` // with --files: live files a mount cannot show, and why
 	Findings               []finding         `json:"findings"`
 }
 
@@ -208,10 +210,16 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 		}
 		defer closeElsewhere()
 		r.Files = checkFiles(ctx, storage, snap)
-		cols, err := checkColumns(ctx, storage, snap)
+		details, err := snap.Details(ctx)
 		if err != nil {
 			return nil, err
 		}
+		lay, err := layout.Of(snap, details.Partitions, details.NullCounted, layout.Options{External: storage.Serves})
+		if err != nil {
+			return nil, err
+		}
+		r.NotShown = notShown(lay)
+		cols := checkColumns(ctx, storage, snap, details, lay)
 		r.Columns = &cols
 	}
 	r.Findings = append(findings(r), logFindings(commits, t.PassedOver())...)

@@ -39,16 +39,12 @@ const (
 )
 
 // checkColumns counts latest's files served with columns they lack, and
-// reads the footers of a sample of those whose stats do not say.
-func checkColumns(ctx context.Context, st serve.StoreStorage, snap *replay.Snapshot) (doctorColumns, error) {
+// reads the footers of a sample of those whose stats do not say. lay is
+// latest laid out as a mount serves it, from its details.
+func checkColumns(ctx context.Context, st serve.StoreStorage, snap *replay.Snapshot, details *replay.Details, lay *layout.Version) doctorColumns {
 	var r doctorColumns
-	details, err := snap.Details(ctx)
-	if err != nil {
-		return r, err
-	}
-	lay, err := layout.Of(snap, details.Partitions, details.NullCounted, layout.Options{External: st.Serves})
-	if err != nil || lay.Fill == nil {
-		return r, err // no schema to check the files against
+	if lay.Fill == nil {
+		return r // no schema to check the files against
 	}
 	// Each footer is read once: the search's and the sample's may meet.
 	type footer struct {
@@ -135,5 +131,5 @@ func checkColumns(ctx context.Context, st serve.StoreStorage, snap *replay.Snaps
 			}
 		}
 	}
-	return r, nil
+	return r
 }

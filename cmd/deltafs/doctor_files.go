@@ -13,6 +13,8 @@ import (
 	"github.com/deltafs/deltafs/dvfilter"
 	"github.com/deltafs/deltafs/dvfilter/parquetview"
 	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
+	"github.com/deltafs/deltafs/versions/layout"
 	"github.com/deltafs/deltafs/versions/serve"
 )
 
@@ -156,4 +158,18 @@ func addSize(total, size int64) int64 {
 		return math.MaxInt64
 	}
 	return total + size
+}
+
+// notShown lists, one line each, the live files of a layout that a mount
+// does not show although they lie in the table (their served names are
+// longer than a file system allows): readers of the mount miss their rows.
+// Files outside the table are counted as external.
+func notShown(lay *layout.Version) []string {
+	var out []string
+	for _, h := range lay.Hidden {
+		if !action.IsExternal(h.Path) {
+			out = append(out, h.Path+": "+h.Why)
+		}
+	}
+	return out
 }

@@ -108,6 +108,11 @@ func findings(r *doctorReport) []finding {
 	if c := r.Columns; c != nil {
 		out = append(out, columnsFinding(c, r.LatestVersion))
 	}
+	if n := len(r.NotShown); n > 0 {
+		out = append(out, finding{Check: "served names", Level: "error",
+			Message: fmt.Sprintf("%d live file(s) cannot be shown by a mount: readers of it miss their rows; e.g. %s", n, strings.Join(r.NotShown[:min(n, 3)], "; ")),
+			Advice:  "a partition value too long for a folder name (255 bytes): read such a table with a Delta reader, or shorten the values"})
+	}
 	if fl.External > 0 {
 		add("external files", true, fmt.Sprintf("%d live files lie outside the table root, under no --allow-external location", fl.External),
 			"a mount does not show them (it reads nothing outside the root unless told): mount with --allow-external LOCATION for the location they lie in (a shallow clone's source)")

@@ -253,6 +253,37 @@ func TestDoctorDataFiles(t *testing.T) {
 	}
 }
 
+// TestDoctorNotShown: a live file whose partition folder's name would be
+// longer than 255 bytes cannot be shown by a mount; doctor says so, as an
+// error (readers of the mount miss its rows).
+func TestDoctorNotShown(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	if _, err := gen.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, []string{"value"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	long, short := strings.Repeat("é", 130), "x"
+	var adds []action.Action
+	for i, v := range []*string{&short, &long} {
+		a, err := gen.DataFileAdd(fmt.Sprintf("part-%d.parquet", i), 10, 1, map[string]*string{"value": v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		adds = append(adds, a)
+	}
+	if _, err := gen.Commit(adds...); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI("doctor", "--json", dir)
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if code != 1 || level(&r, "served names") != "error" || len(r.NotShown) != 1 || !strings.HasPrefix(r.NotShown[0], "part-1.parquet: ") {
+		t.Errorf("exit %d, not shown %q, findings %+v", code, r.NotShown, r.Findings)
+	}
+}
+
 // TestDoctorBrokenLog: a health check reports damage rather than failing
 // as a reader does: a commit missing in the middle of the log (a warning;
 // with the latest version past it unbuildable, an error and exit 1, after
