@@ -39,7 +39,7 @@ func leaveOpensToKernel(ctx context.Context, o Options, t Table, directIO bool, 
 	case os.Geteuid() != 0:
 		return "files are passed through only by a mount by root"
 	case !hasLargeFile(ctx, t):
-		return fmt.Sprintf("no file of the latest version is large enough to be passed through (%d MiB or more)", passthroughMin>>20)
+		return fmt.Sprintf("no file of the latest version can be passed through (one of %d MiB or more, without a deletion vector)", passthroughMin>>20)
 	}
 	return ""
 }

@@ -86,12 +86,14 @@ func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
 	switch {
 	case f.layout != "logical" && f.layout != "physical":
 		return usageError(fs, stderr, "--layout %q: want logical or physical", f.layout)
-	case f.refresh > 0 && f.refresh < minRefresh:
+	case f.refresh < 0 || f.refresh > 0 && f.refresh < minRefresh:
 		return usageError(fs, stderr, "--refresh %v: want %v or more, or 0 to never look", f.refresh, minRefresh)
 	case f.cacheMiB < 0:
 		return usageError(fs, stderr, "--cache-mb %d: want 0 (no cache) or more", f.cacheMiB)
-	case f.dvCacheMiB <= 0 || f.snapMiB <= 0:
-		return usageError(fs, stderr, "--dv-cache-mb %d, --snapshot-cache-mb %d: want 1 or more", f.dvCacheMiB, f.snapMiB)
+	case f.dvCacheMiB <= 0:
+		return usageError(fs, stderr, "--dv-cache-mb %d: want 1 or more", f.dvCacheMiB)
+	case f.snapMiB <= 0:
+		return usageError(fs, stderr, "--snapshot-cache-mb %d: want 1 or more", f.snapMiB)
 	case fs.Changed("read-ahead") && f.readAhead < 0:
 		return usageError(fs, stderr, "--read-ahead %d: want 0 or more blocks", f.readAhead)
 	}
@@ -112,7 +114,7 @@ func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
 // refreshInterval and cacheBytes are the fs.Options of --refresh and
 // --cache-mb, whose 0 (never, off) fs.Options spells negative.
 func (f *mountFlags) refreshInterval() time.Duration {
-	if f.refresh <= 0 {
+	if f.refresh == 0 {
 		return -1
 	}
 	return f.refresh
