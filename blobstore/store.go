@@ -211,10 +211,14 @@ func (s *Store) ReadRange(ctx context.Context, key string, offset, length int64)
 }
 
 // rangeWithin is how many of length bytes from offset an object of size
-// bytes holds. Lengths come from what files say of one another (a deletion
-// vector's size, a footer's), which may be anything: memory is given to
-// what the object holds, once its size is known.
+// bytes holds (all of them for a size the store does not give). Lengths
+// come from what files say of one another (a deletion vector's size, a
+// footer's), which may be anything: memory is given to what the object
+// holds, once its size is known.
 func rangeWithin(offset, length, size int64) int64 {
+	if size < 0 {
+		return length
+	}
 	return max(0, min(length, size-offset))
 }
 
