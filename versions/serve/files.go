@@ -87,7 +87,7 @@ func New(ctx context.Context, st Storage, opts Options) *Files {
 		buffers: &bufferPool{size: o.BlockSize},
 		sizing:  make(chan struct{}, sizeAheadTokens),
 	}
-	f.views = newViews(st, o.ViewCacheBytes, parquetview.BuildOptions{SpillDir: o.SpillDir})
+	f.views = newViews(st, o.ViewCacheBytes, parquetview.BuildOptions{SpillDir: o.SpillDir, Decoding: newDecodingBudget(decodingBytes)})
 	f.ctx, f.cancel = context.WithCancel(ctx)
 	return f
 }
@@ -96,10 +96,11 @@ func New(ctx context.Context, st Storage, opts Options) *Files {
 func heldBlocks(o Options) int { return 2 * (max(o.ReadAhead, 0) + 2) }
 
 // MemoryBound is the most memory data file bytes take under opts: the
-// block cache, the blocks readers hold, the cached views.
+// block cache, the blocks readers hold, the cached views, the footers of
+// views being built.
 func MemoryBound(opts Options) int64 {
 	o := opts.withDefaults()
-	return max(o.CacheBytes, 0) + int64(heldBlocks(o))*o.BlockSize + o.ViewCacheBytes
+	return max(o.CacheBytes, 0) + int64(heldBlocks(o))*o.BlockSize + o.ViewCacheBytes + decodingBytes
 }
 
 // BlockSize is the unit of reads.
