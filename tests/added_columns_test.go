@@ -452,3 +452,68 @@ func TestAddedColumnsCheckFooters(t *testing.T) {
 		m.unmount()
 	}
 }
+
+// TestIDModeFilesThroughMount: in id mode columns are found by Parquet
+// field id (PROTOCOL.md, "Reader Requirements for Column Mapping"). A
+// file whose ids name none of the table's columns, or only some, is
+// served with the others as nulls, whatever its stats and stored names
+// say; a file without any field id is refused with EIO and a log line,
+// never served with an empty schema (which pyarrow and DuckDB refuse).
+// pyarrow and DuckDB read the other files with the table's columns.
+func TestIDModeFilesThroughMount(t *testing.T) {
+	requireFUSE(t)
+	type ids struct {
+		A int64 `parquet:"pa,id(1)"`
+		B int64 `parquet:"pb,id(2)"`
+	}
+	type otherIDs struct {
+		A int64 `parquet:"pa,id(7)"`
+		B int64 `parquet:"pb,id(8)"`
+	}
+	type someIDs struct {
+		A int64 `parquet:"pa,id(1)"`
+		B int64 `parquet:"pb"`
+	}
+	type noIDs struct {
+		A int64 `parquet:"pa"`
+		B int64 `parquet:"pb"`
+	}
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	const schema = `{"type":"struct","fields":[` +
+		`{"name":"a","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"pa"}},` +
+		`{"name":"b","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"pb"}}]}`
+	const stats = `{"numRecords":1,"nullCount":{"pa":0,"pb":0}}`
+	mustCommit(t, gen, deltagen.Protocol(2, 5, nil, nil),
+		deltagen.Metadata(schema, nil, map[string]string{"delta.columnMapping.mode": "id", "delta.columnMapping.maxColumnId": "2"}),
+		writeRows(t, dir, "ids.parquet", []ids{{1, 10}}, stats),
+		writeRows(t, dir, "other-ids.parquet", []otherIDs{{2, 20}}, stats),
+		writeRows(t, dir, "some-ids.parquet", []someIDs{{3, 30}}, stats),
+		writeRows(t, dir, "no-ids.parquet", []noIDs{{4, 40}}, stats))
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	latest := filepath.Join(m.dir, "latest")
+
+	if _, err := os.ReadFile(filepath.Join(latest, "no-ids.parquet")); err == nil || !strings.Contains(err.Error(), "input/output error") {
+		t.Errorf("no-ids.parquet: %v, want EIO", err)
+	}
+	if !strings.Contains(m.logs.String(), "no-ids.parquet") || !strings.Contains(m.logs.String(), "no Parquet field ids") {
+		t.Errorf("no log line for no-ids.parquet; log:\n%s", m.logs.String())
+	}
+
+	py := pythonOrSkip(t)
+	script := `import sys, duckdb, pyarrow.dataset as ds
+files = sys.argv[1:]
+t = ds.dataset(files, format="parquet").to_table()
+print(t.schema.names, sorted(zip(t.column("a").to_pylist(), t.column("b").to_pylist()), key=repr))
+print(sorted(duckdb.sql(f"select a, b from read_parquet({files!r})").fetchall(), key=repr))
+`
+	var files []string
+	for _, name := range []string{"ids.parquet", "other-ids.parquet", "some-ids.parquet"} {
+		files = append(files, filepath.Join(latest, name))
+	}
+	out, err := exec.Command(py, append([]string{"-c", script}, files...)...).CombinedOutput()
+	want := "['a', 'b'] [(1, 10), (3, None), (None, None)]\n[(1, 10), (3, None), (None, None)]\n"
+	if err != nil || string(out) != want {
+		t.Errorf("pyarrow and DuckDB read:\n%s(%v)\nwant:\n%s", out, err, want)
+	}
+}

@@ -69,7 +69,7 @@ func fillColumns(b *viewBuilder, md *format.FileMetaData, fl fills, byID bool, l
 		md.Schema = appendNullSchema(md.Schema, c, c.Name, format.Optional, byID, nil, 0, 0, &leaves)
 	}
 	md.Schema[0].NumChildren.V += int32(len(fl.top))
-	if len(md.ColumnOrders) > 0 {
+	if md.ColumnOrders != nil { // empty where apply dropped every stored column
 		for _, nf := range fl.nested {
 			for range nf.leaves {
 				md.ColumnOrders = slices.Insert(md.ColumnOrders, nf.at, format.ColumnOrder{Value: &format.TypeDefinedOrder{}})

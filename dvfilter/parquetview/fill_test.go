@@ -167,10 +167,14 @@ json.dump({"rows": t.num_rows, "types": {f.name: str(f.type) for f in t.schema},
 // TestFillMissingColumnsByID: in id mode a filled column carries its field
 // id, as the table's writers give every column one.
 func TestFillMissingColumnsByID(t *testing.T) {
-	data := writeRowGroups(t, func(i int64) beforeAdd { return beforeAdd{ID: i} }, []int{3})
+	type withIDs struct {
+		ID   int64  `parquet:"id,id(1)"`
+		Name string `parquet:"name,id(2)"`
+	}
+	data := writeRowGroups(t, func(i int64) withIDs { return withIDs{ID: i} }, []int{3})
 	long := LeafType{Kind: LongType}
 	rn := &Rename{Key: "ids", ByID: true, FillMissing: true, Columns: []Column{
-		{Name: "id", Physical: "id", Fill: &long}, {Name: "name", Physical: "name", Fill: &LeafType{Kind: StringType}},
+		{Name: "id", Physical: "id", ID: 1, Fill: &long}, {Name: "name", Physical: "name", ID: 2, Fill: &LeafType{Kind: StringType}},
 		{Name: "added", Physical: "col-7", ID: 7, Fill: &long},
 	}}
 	src := &bytesSource{data: data}

@@ -11,10 +11,11 @@ import (
 // Rename says which columns a served file has and what they are called:
 // the logical schema of a column-mapped Delta table at one version. Source
 // columns are found by physical name (in another case where no column has
-// the exact one), or by Parquet field id when ByID; source columns that
-// match no Column (dropped from the table) are not served. Only the footer
-// changes, the data pages are the source's, unless a leaf's Type is wider
-// than the stored one.
+// the exact one), or by Parquet field id when ByID (fieldid.go: a file
+// without any is refused); source columns that match no Column (dropped
+// from the table) are not served. Only the footer changes, the data
+// pages are the source's, unless a leaf's Type is wider than the stored
+// one.
 type Rename struct {
 	ByID    bool
 	Columns []Column
@@ -163,6 +164,9 @@ func (w *renameWalk) walk(md *format.FileMetaData, rn *Rename) error {
 	if len(md.Schema) == 0 {
 		return fmt.Errorf("footer without a schema: %w", ErrParquet)
 	}
+	if rn.ByID && !hasFieldIDs(md.Schema) && needsFieldIDs(rn.Columns) {
+		return ErrNoFieldIDs
+	}
 	*w = renameWalk{src: md.Schema, byID: rn.ByID, fill: rn.FillMissing, storedInt96: rn.storedInt96, matched: make([]bool, len(rn.Columns))}
 	root := Column{Kind: StructColumn, Children: rn.Columns}
 	if err := w.node(&root, md.Schema[0].Name, nil, 0, 0, 0); err != nil {
@@ -172,6 +176,10 @@ func (w *renameWalk) walk(md *format.FileMetaData, rn *Rename) error {
 	w.changed = w.changed || len(w.missing) > 0 || len(w.nested) > 0
 	if w.pos != len(md.Schema) {
 		return fmt.Errorf("schema has %d elements, its tree %d: %w", len(md.Schema), w.pos, ErrParquet)
+	}
+	if w.out[0].NumChildren.V == 0 && len(w.missing) == 0 {
+		// A root without columns is no Parquet file a reader opens.
+		return fmt.Errorf("none of the table's columns is in the file, and they cannot be served as nulls: %w", ErrParquet)
 	}
 	return nil
 }
@@ -289,19 +297,20 @@ func (w *renameWalk) node(col *Column, name string, path []string, depth, def, r
 			}
 			continue
 		}
-		if depth == 0 {
-			w.markMatched(col, target)
-		}
-		stored = append(stored, target)
 		before := len(w.out)
 		if err := w.node(target, served, path, depth+1, def, rep); err != nil {
 			return err
 		}
-		if len(w.out) > before {
-			kept++
+		if len(w.out) == before {
+			continue // a group none of whose fields matched: missing, so filled
+		}
+		kept++
+		stored = append(stored, target)
+		if depth == 0 {
+			w.markMatched(col, target)
 		}
 	}
-	if kept == 0 {
+	if kept == 0 && depth > 0 {
 		// A group left without fields is not valid Parquet: drop it too.
 		w.out = w.out[:at]
 		return nil

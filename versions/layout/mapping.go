@@ -55,6 +55,9 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 		return nil, false, err
 	}
 	rn := &parquetview.Rename{ByID: mode == "id", Columns: cols, Key: renameKey(mode, md)}
+	if rn.ByID {
+		fillByID(rn, top)
+	}
 	widens := rn.Widens()
 	if mode == "" && !hidden && !widens && !instants(cols) {
 		return nil, false, nil // typeChanges or timestamps only on partition columns
@@ -64,6 +67,18 @@ func renameOf(md *action.Metadata, p *action.Protocol) (*parquetview.Rename, boo
 	// Without mapping, names are kept and dropped columns only shorten
 	// the footer.
 	return rn, mode != "id" && (mode == "" || notLonger(top)) && !widens, nil
+}
+
+// fillByID has rn serve as nulls the columns whose field ids a file
+// lacks, as PROTOCOL.md reads them in id mode, whatever the stats say:
+// a file whose ids name none of the columns would otherwise be served
+// without any (no valid Parquet file). The served size of an id-mapped
+// file is read from its footer anyway.
+func fillByID(rn *parquetview.Rename, top []Field) {
+	for i := range rn.Columns {
+		setFillTypes(&rn.Columns[i], top[i].Type)
+	}
+	rn.FillMissing = true
 }
 
 // logicalColumns are the fields of a version's schema the data files hold

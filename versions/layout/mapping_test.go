@@ -150,3 +150,27 @@ func TestForChangeData(t *testing.T) {
 		t.Error("a table served as stored got a Rename for its change data")
 	}
 }
+
+// TestRenameOfIDModeFills: in id mode a column whose field id a file
+// lacks reads as nulls (PROTOCOL.md), whatever the stats say, so the
+// table's Rename itself fills: every leaf, nested ones too, has its
+// type; in name mode only files the stats tell of are filled (Fill).
+func TestRenameOfIDModeFills(t *testing.T) {
+	const schema = `{"type":"struct","fields":[` +
+		`{"name":"a","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"pa"}},` +
+		`{"name":"s","type":{"type":"struct","fields":[{"name":"x","type":"string","nullable":true,"metadata":{` +
+		`"delta.columnMapping.id":3,"delta.columnMapping.physicalName":"px"}}]},"nullable":true,"metadata":{` +
+		`"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"ps"}}]}`
+	p := &action.Protocol{MinReaderVersion: 2, MinWriterVersion: 5}
+	for mode, fills := range map[string]bool{"id": true, "name": false} {
+		md := &action.Metadata{SchemaString: schema, Configuration: map[string]string{"delta.columnMapping.mode": mode}}
+		rn, _, err := renameOf(md, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fillable := rn.Columns[0].Fillable() && rn.Columns[1].Fillable()
+		if rn.FillMissing != fills || fillable != fills || rn.ByID != fills {
+			t.Errorf("%s mode: fills %v, every column fillable %v, by id %v; want %v", mode, rn.FillMissing, fillable, rn.ByID, fills)
+		}
+	}
+}
