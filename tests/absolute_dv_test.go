@@ -103,3 +103,36 @@ func TestHistoryCountsFilesWithAbsoluteVectors(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesRemovedMatchesVectors: a remove takes out the live file of
+// its path and deletion vector only (reconciliation's key), so removed/
+// lists what the commit took out of the version before: not a file whose
+// remove names another vector, which stays live.
+func TestChangesRemovedMatchesVectors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	a := mustAdd(t, gen, "a.parquet", 20).Add
+	dvs, err := gen.WriteDVFile("", []uint64{1}, []uint64{2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, gen, deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}),
+		deltagen.Metadata(deltagen.SimpleSchema, nil, nil),
+		deltagen.AddFileDV(a.Path, a.Size, a.ModificationTime, nil, a.Stats, dvs[0]))
+	mustCommit(t, gen, deltagen.RemoveDV(a.Path, 2, dvs[1])) // another vector: removes nothing
+	mustCommit(t, gen, deltagen.RemoveDV(a.Path, 3, dvs[0]))
+	table, _ := openTable(t, dir)
+	for v, want := range map[int64]int{1: 0, 2: 1} {
+		c, err := table.Changes(ctx, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(c.Removed.Snap.Files); got != want {
+			t.Errorf("v%d: %d files removed, want %d", v, got, want)
+		}
+	}
+	if snap, err := table.Snapshot(ctx, 1); err != nil || len(snap.Files) != 1 {
+		t.Errorf("v1 after a remove naming another vector: %v, %v; want the file still live", snap, err)
+	}
+}

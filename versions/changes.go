@@ -57,8 +57,8 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 	}
 	c := &Changes{Version: v, Added: emptyPart(snap), CDC: emptyPart(snap)}
 	var in action.Interner
-	var removed []string
-	var when int64 // the commit's own timestamp
+	var removed []action.File // path and deletion vector: the key of what a remove takes out
+	var when int64            // the commit's own timestamp
 	err = action.ParseLines(data, func(a *action.Action) error {
 		switch {
 		case a.Add != nil:
@@ -72,7 +72,7 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 			if err != nil {
 				return err
 			}
-			removed = append(removed, path)
+			removed = append(removed, action.File{Path: path, DV: a.Remove.DeletionVector})
 		case a.CDC != nil:
 			path, err := action.CleanPath(a.CDC.Path, t.root)
 			if err != nil {
@@ -104,18 +104,33 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 		return nil, err
 	}
 	c.Removed = emptyPart(prev)
-	for _, path := range removed {
-		f := prev.Find(path)
+	for _, r := range removed {
+		f := liveBefore(prev, r)
 		if f == nil {
 			continue // not live before: the remove changed nothing
 		}
-		_, p, counted, _, err := prev.DetailsOf(ctx, path)
+		_, p, counted, _, err := prev.DetailsOf(ctx, r.Path)
 		if err != nil {
 			return nil, err
 		}
 		c.Removed.add(*f, p, counted)
 	}
 	return c, nil
+}
+
+// liveBefore is the file of prev that a remove of r takes out: the live
+// file of r's path and deletion vector (reconciliation's key), or nil.
+func liveBefore(prev *replay.Snapshot, r action.File) *replay.File {
+	id := r.DV.UniqueID()
+	if f := prev.Find(r.Path); f == nil || f.DV.UniqueID() == id {
+		return f
+	}
+	for i := range prev.Files { // one path live under several vectors: rare
+		if f := &prev.Files[i]; f.Path == r.Path && f.DV.UniqueID() == id {
+			return f
+		}
+	}
+	return nil
 }
 
 func emptyPart(of *replay.Snapshot) Part {
