@@ -44,7 +44,7 @@ type mountFlags struct {
 
 func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.allowOther, "allow-other", false, "let other users use the mount (needs user_allow_other in /etc/fuse.conf unless root)")
-	fs.DurationVar(&f.refresh, "refresh", 5*time.Second, "how often latest looks for new commits; 0: never")
+	fs.DurationVar(&f.refresh, "refresh", 5*time.Second, "how often latest looks for new commits; 0 (or below): never")
 	fs.Int64Var(&f.cacheMiB, "cache-mb", 256, "memory for cached data blocks, in MiB; 0 turns the cache off")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory for spilled parts of files filtered by deletion vectors (default: the system temp dir)")
 	fs.Int64Var(&f.dvCacheMiB, "dv-cache-mb", 64, "memory for cached views of files with deletion vectors, in MiB")
@@ -86,7 +86,7 @@ func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
 	switch {
 	case f.layout != "logical" && f.layout != "physical":
 		return usageError(fs, stderr, "--layout %q: want logical or physical", f.layout)
-	case f.refresh < 0 || f.refresh > 0 && f.refresh < minRefresh:
+	case f.refresh > 0 && f.refresh < minRefresh:
 		return usageError(fs, stderr, "--refresh %v: want %v or more, or 0 to never look", f.refresh, minRefresh)
 	case f.cacheMiB < 0:
 		return usageError(fs, stderr, "--cache-mb %d: want 0 (no cache) or more", f.cacheMiB)
@@ -114,7 +114,7 @@ func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
 // refreshInterval and cacheBytes are the fs.Options of --refresh and
 // --cache-mb, whose 0 (never, off) fs.Options spells negative.
 func (f *mountFlags) refreshInterval() time.Duration {
-	if f.refresh == 0 {
+	if f.refresh <= 0 {
 		return -1
 	}
 	return f.refresh
