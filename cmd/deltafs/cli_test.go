@@ -146,6 +146,26 @@ func TestHistoryCommitGone(t *testing.T) {
 	}
 }
 
+// TestHistoryQuotesControlCharacters: an operation a commit wrote with a
+// newline or an escape is printed quoted, on its own line.
+func TestHistoryQuotesControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "_delta_log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commit := `{"commitInfo":{"timestamp":1,"operation":"WRITE\n1\tforged\u001b[2J"}}
+{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}
+{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[]}","partitionColumns":[],"configuration":{}}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "_delta_log", "00000000000000000000.json"), []byte(commit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("history", dir)
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\t\"WRITE\\n1\\tforged\\x1b[2J\"\n") {
+		t.Errorf("exit %d: %q %s", code, out, errOut)
+	}
+}
+
 func TestUsage(t *testing.T) {
 	if code, _, _ := runCLI(); code != 2 {
 		t.Errorf("no arguments: exit %d, want 2", code)

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
@@ -238,7 +241,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if c.Instant != nil {
 			at = versions.FormatInstant(*c.Instant)
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, at, op)
+		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Version, at, printable(op))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -249,4 +252,14 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	noteBrokenLatest(ctx, t, vs, fs.Name(), stderr)
 	return nil
+}
+
+// printable is s, quoted when it holds a control character: text a commit
+// wrote (its operation) must not make lines or escapes of its own on a
+// terminal.
+func printable(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
