@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // ParseLines decodes newline-delimited JSON actions and calls fn for each.
@@ -22,6 +23,23 @@ type lineError struct {
 
 func (e *lineError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
 func (e *lineError) Unwrap() error { return e.err }
+
+// checkUTF8 refuses a line that is not UTF-8, as JSON text must be (RFC
+// 8259 §8.1) and as delta-rs does.
+func checkUTF8(line []byte) error {
+	if utf8.Valid(line) {
+		return nil
+	}
+	at := 0
+	for at < len(line) {
+		r, n := utf8.DecodeRune(line[at:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		at += n
+	}
+	return fmt.Errorf("not UTF-8 (byte %#x at offset %d): JSON text must be UTF-8", line[at], at)
+}
 
 // parseLines is ParseLines, also returning how many lines it read (all
 // of data's unless it stopped at an error).
@@ -42,6 +60,9 @@ func parseLines(data []byte, fn func(*Action) error) (lines int, err error) {
 		var a Action
 		if !sc.scanLine(raw, &a) {
 			a = Action{}
+			if err := checkUTF8(raw); err != nil { // the scanner let no such line through
+				return lines, &lineError{lines, err}
+			}
 			if err := json.Unmarshal(raw, &a); err != nil {
 				return lines, &lineError{lines, err}
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/deltafs/deltafs/replay/prefault"
@@ -17,7 +18,9 @@ import (
 // add, remove or commitInfo, a key that differs from a field's name only in
 // case, an escape in a path or a key, a value of an unexpected type,
 // invalid JSON) goes to encoding/json, which decides, so both give the
-// same actions and the same errors (FuzzScanMatchesJSON).
+// same actions and the same errors (FuzzScanMatchesJSON). A line that is
+// not UTF-8 is refused before encoding/json sees it: it would replace the
+// bad bytes with U+FFFD, and a path so changed names another file.
 
 // maxScanDepth bounds the nesting the scanner follows; deeper values go to
 // encoding/json, which has its own limit.
@@ -596,11 +599,13 @@ func (s *lineScanner) stringLit() (v []byte, plain, ok bool) {
 			default:
 				return nil, false, false
 			}
-		default:
-			if c >= 0x80 {
-				plain = false
+		default: // not ASCII: one UTF-8 sequence, or the line is left to parseLines, which refuses it
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return nil, false, false
 			}
-			i++
+			plain = false
+			i += n
 		}
 	}
 }

@@ -3,8 +3,11 @@ package action
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // parseWithJSON is ParseLines with encoding/json for every line: what the
@@ -15,6 +18,9 @@ func parseWithJSON(data []byte) ([]Action, error) {
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 {
 			continue
+		}
+		if !utf8.Valid(raw) { // encoding/json would replace the bad bytes
+			return nil, errors.New("not UTF-8")
 		}
 		var a Action
 		if err := json.Unmarshal(raw, &a); err != nil {
@@ -98,6 +104,26 @@ var scanSeeds = []string{
 	`{"add":{"path":"x","stats":"{\"numRecords\":7,\"x\":\"\\u0041\"}"}} `,
 	`{"add":{"path":"x","dataChange":tru}}`,
 	`{"add":{"path":"x"}}}`,
+}
+
+// A commit that is not UTF-8 is refused wherever the bad byte is, naming
+// the line: encoding/json would replace it with U+FFFD, and a path so
+// changed names another file.
+func TestParseRefusesNonUTF8(t *testing.T) {
+	for _, line := range []string{
+		"{\"add\":{\"path\":\"a\xff.parquet\",\"size\":1}}",
+		"{\"add\":{\"path\":\"a\",\"partitionValues\":{\"p\":\"\xc3\"},\"size\":1}}",
+		"{\"add\":{\"path\":\"a\",\"stats\":\"{\\\"numRecords\\\":1,\\\"minValues\\\":{\\\"s\\\":\\\"\xed\xa0\x80\\\"}}\"}}",
+		"{\"remove\":{\"path\":\"a\xc0\xaf\"}}",
+		"{\"commitInfo\":{\"operation\":\"WRITE\",\"engineInfo\":\"x\xfe\"}}",
+		"{\"metaData\":{\"id\":\"\xff\",\"schemaString\":\"{}\"}}",
+	} {
+		commit := []byte("{\"commitInfo\":{}}\n" + line + "\n")
+		err := ParseLines(commit, func(*Action) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "line 2: not UTF-8") {
+			t.Errorf("%q: error %v, want line 2 not UTF-8", line, err)
+		}
+	}
 }
 
 func TestScanMatchesJSON(t *testing.T) {
