@@ -44,6 +44,7 @@ type Table struct {
 	known    int64            // GUARDED_BY(mu); newest version Versions shows: latest, or one about to be
 	hint     HintState        // GUARDED_BY(mu)
 	hintAt   int64            // GUARDED_BY(mu); the version _last_checkpoint names, or -1
+	hintWhy  error            // GUARDED_BY(mu); why _last_checkpoint was not used, or nil
 	ict      map[int64]int64  // GUARDED_BY(mu); in-commit timestamps read so far, by version
 	// GUARDED_BY(mu); checkpoints a snapshot was rebuilt without, and why
 	passedOver map[int64]error
@@ -84,7 +85,7 @@ func Open(ctx context.Context, st Store, opts Options) (*Table, error) {
 }
 
 func (t *Table) open(ctx context.Context) error {
-	hintVersion, hint, err := readLastCheckpoint(ctx, t.st)
+	hintVersion, hint, hintWhy, err := readLastCheckpoint(ctx, t.st)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,8 @@ func (t *Table) open(ctx context.Context) error {
 		}
 		switch c := newestCheckpoint(files, maxVersion(files)); {
 		case c < hintVersion:
-			hint = HintCorrupt // it names a checkpoint that is not there
+			hint = HintCorrupt
+			hintWhy = fmt.Errorf("it names v%d, which has no complete checkpoint", hintVersion)
 		case c > hintVersion:
 			hint = HintStale
 		}
@@ -124,7 +126,8 @@ func (t *Table) open(ctx context.Context) error {
 		return fmt.Errorf("no Delta log: %s holds no commit or checkpoint (%s)", replay.LogDir, hint)
 	}
 	t.mu.Lock()
-	t.files, t.complete, t.latest, t.known, t.hint, t.hintAt = merge(files, nil), complete, latest, latest, hint, hintVersion
+	t.files, t.complete, t.latest, t.known = merge(files, nil), complete, latest, latest
+	t.hint, t.hintAt, t.hintWhy = hint, hintVersion, hintWhy
 	t.mu.Unlock()
 	return nil
 }
@@ -157,6 +160,14 @@ func (t *Table) Hint() HintState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.hint
+}
+
+// HintProblem says why _last_checkpoint was not used when the table was
+// opened (it could not be read, or names no checkpoint), or nil.
+func (t *Table) HintProblem() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.hintWhy
 }
 
 // HintVersion is the version _last_checkpoint named when the table was

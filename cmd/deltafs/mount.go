@@ -285,6 +285,9 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if err != nil {
 		return err
 	}
+	if why := t.HintProblem(); why != nil {
+		logger.Printf("deltafs: %s not used, the log was listed instead: %v", versions.LastCheckpointKey, why)
+	}
 	v, err := mf.choice.resolve(ctx, t, stderr)
 	if err != nil {
 		return err
