@@ -14,9 +14,9 @@ import (
 // under root (the table root URL, no trailing slash) becomes relative too.
 // One that lies elsewhere is returned in canonical form
 // "scheme://host/decoded/path": an external file (see IsExternal), which the
-// reader must not mistake for a file under the root. A relative path with
-// "..", "." or empty elements is an error: no action may climb out of the
-// table root.
+// reader must not mistake for a file under the root. Empty elements are
+// folded away ("a//b" is "a/b"); a path with ".." or "." elements is an
+// error: no action may climb out of the table root.
 func CleanPath(raw, root string) (string, error) {
 	if plainRelative(raw) {
 		return raw, nil
@@ -134,6 +134,10 @@ func plainRelative(p string) bool {
 	return true
 }
 
+// checkRelative checks the decoded relative path p of raw. Empty elements
+// are folded away ("a//b" is "a/b"), as Hadoop's Path (Spark) and delta-rs
+// do, so that an add and a remove spelling one file either way match; "."
+// and ".." are refused, as delta-rs refuses them.
 func checkRelative(raw, p string) (string, error) {
 	if p == "" || p[0] == '/' {
 		return "", fmt.Errorf("path %q is not a relative path", raw)
@@ -150,6 +154,7 @@ func checkRelative(raw, p string) (string, error) {
 	if p[0] != '.' && !strings.Contains(p, "/.") && !strings.Contains(p, "//") {
 		return p, nil
 	}
+	depth, dotdot := 0, false
 	for rest := p; rest != ""; {
 		elem := rest
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
@@ -157,11 +162,39 @@ func checkRelative(raw, p string) (string, error) {
 		} else {
 			rest = ""
 		}
-		if elem == "" || elem == "." || elem == ".." {
-			return "", fmt.Errorf("path %q leaves the table root or is not canonical", raw)
+		switch elem {
+		case "":
+		case ".":
+			return "", fmt.Errorf("path %q has a \".\" element (not canonical)", raw)
+		case "..":
+			if depth--; depth < 0 {
+				return "", fmt.Errorf("path %q leaves the table root (a \"..\" element)", raw)
+			}
+			dotdot = true
+		default:
+			depth++
 		}
 	}
-	return p, nil
+	if dotdot {
+		return "", fmt.Errorf("path %q has a \"..\" element (not canonical)", raw)
+	}
+	return foldEmptyElements(p), nil
+}
+
+// foldEmptyElements turns each run of '/' in p into one.
+func foldEmptyElements(p string) string {
+	if !strings.Contains(p, "//") {
+		return p
+	}
+	var b strings.Builder
+	b.Grow(len(p))
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' && i > 0 && p[i-1] == '/' {
+			continue
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
 }
 
 // absoluteUnder maps an absolute URI under root to a relative path, and
@@ -171,6 +204,7 @@ func absoluteUnder(raw string, u *url.URL, root string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("table root %q: %w", root, err)
 	}
+	u.Path = foldEmptyElements(u.Path) // as for a relative path: "/t//p" is "/t/p"
 	rootPath := strings.TrimSuffix(r.Path, "/") + "/"
 	if sameLocation(u, r) && strings.HasPrefix(u.Path, rootPath) {
 		return checkRelative(raw, u.Path[len(rootPath):])

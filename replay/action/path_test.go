@@ -1,6 +1,9 @@
 package action
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCleanPath(t *testing.T) {
 	const root = "file:///data/t"
@@ -22,7 +25,15 @@ func TestCleanPath(t *testing.T) {
 		{raw: "..//Users/x/p.parquet", bad: true},
 		{raw: "a/../../p", bad: true},
 		{raw: "a/./p", bad: true},
-		{raw: "a//p", bad: true},
+		{raw: "a//p", want: "a/p"},
+		{raw: "part=1//f.parquet", want: "part=1/f.parquet"},
+		{raw: "a///b//c%20d", want: "a/b/c d"},
+		{raw: "a%2F%2Fp", want: "a/p"},
+		{raw: "file:///data/t//sub//p.parquet", want: "sub/p.parquet"},
+		{raw: "/data/t//p.parquet", want: "p.parquet"},
+		{raw: "a//./p", bad: true},
+		{raw: "a//../p", bad: true},
+		{raw: "a//", bad: true},
 		{raw: "%2E%2E/p", bad: true},
 		{raw: "a%2F..%2F..%2Fp", bad: true},
 		{raw: "dir/", bad: true},
@@ -45,6 +56,24 @@ func TestCleanPath(t *testing.T) {
 	}
 	if !IsExternal("file:///elsewhere/p") || IsExternal("a/b") {
 		t.Error("IsExternal")
+	}
+}
+
+// A refused path says what is wrong with it: "a/./b" does not leave the
+// table root.
+func TestCleanPathSaysWhy(t *testing.T) {
+	for _, c := range []struct{ raw, why string }{
+		{"a/./p", `"." element`},
+		{"../p", `leaves the table root (a ".." element)`},
+		{"a/../../p", "leaves the table root"},
+		{"a/../p", `has a ".." element (not canonical)`},
+		{"dir/", "names a directory"},
+		{"a%00b", "NUL"},
+	} {
+		_, err := CleanPath(c.raw, "file:///data/t")
+		if err == nil || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("CleanPath(%q): %v, want an error saying %s", c.raw, err, c.why)
+		}
 	}
 }
 
