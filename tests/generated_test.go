@@ -299,6 +299,13 @@ func TestLongLog(t *testing.T) {
 	}
 }
 
+// schemaPartitionedByP is SimpleSchema plus a string partition column "p"
+// (a partition column must be in the schema).
+const schemaPartitionedByP = `{"type":"struct","fields":[` +
+	`{"name":"id","type":"long","nullable":false,"metadata":{}},` +
+	`{"name":"value","type":"string","nullable":true,"metadata":{}},` +
+	`{"name":"p","type":"string","nullable":true,"metadata":{}}]}`
+
 // TestPathsEncodedAbsoluteAndEscaping: URL-encoded relative paths are
 // decoded, absolute paths under the root become relative, absolute paths
 // elsewhere stay external, and ".." is refused.
@@ -308,7 +315,7 @@ func TestPathsEncodedAbsoluteAndEscaping(t *testing.T) {
 	inside := mustAdd(t, gen, "sub dir/abs file.parquet", 3).Add
 	absDir, _ := filepath.Abs(dir)
 	absURI := "file://" + deltagen.EncodePath(filepath.ToSlash(absDir)) + "/" + inside.Path
-	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, []string{"p"}, nil),
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(schemaPartitionedByP, []string{"p"}, nil),
 		mustAdd(t, gen, "p=a%b:c/part 0.parquet", 5),
 		deltagen.AddFile(absURI, inside.Size, inside.ModificationTime, nil, inside.Stats),
 		deltagen.AddFile("s3://elsewhere/t/x.parquet", 10, 1, nil, ""))
@@ -373,7 +380,7 @@ func TestCheckpointRowGroupsWithDrops(t *testing.T) {
 	dir := t.TempDir()
 	gen := deltagen.New(dir)
 	mustCommit(t, gen, deltagen.Protocol(3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}),
-		deltagen.Metadata(deltagen.SimpleSchema, []string{"p"}, nil))
+		deltagen.Metadata(schemaPartitionedByP, []string{"p"}, nil))
 	name := func(i int) string { return fmt.Sprintf("p=%d/f%02d.parquet", i%3, i) }
 	var adds []action.Action
 	for i := 0; i < 60; i++ {

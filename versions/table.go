@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/versions/layout"
 )
 
 // Store is what a table needs from blobstore.
@@ -232,37 +233,51 @@ const maxAdvance = 100
 // else from the newest checkpoint at or below v and the commits after it.
 func (t *Table) Snapshot(ctx context.Context, v int64) (*replay.Snapshot, error) {
 	return t.snaps.getOrBuild(ctx, v, func(ctx context.Context) (*replay.Snapshot, error) {
-		seg, err := t.Segment(ctx, v)
+		snap, err := t.build(ctx, v)
 		if err != nil {
 			return nil, err
 		}
-		if base := t.snaps.nearestBelow(v, maxAdvance); base != nil && (seg.Checkpoint == nil || seg.Checkpoint.Version <= base.Version) {
-			var commits []replay.LogFile
-			for _, c := range seg.Commits {
-				if c.Version > base.Version {
-					commits = append(commits, c)
-				}
-			}
-			if int64(len(commits)) == v-base.Version {
-				return replay.Advance(ctx, t.st, base, commits, t.root)
-			}
+		// As a protocol deltafs cannot read is refused (replay), so is
+		// metadata no Delta reader accepts.
+		if err := layout.CheckMetadata(&snap.Metadata, &snap.Protocol); err != nil {
+			return nil, fmt.Errorf("replay v%d: invalid metaData: %w", v, err)
 		}
-		snap, err := replay.Build(ctx, t.st, seg, t.root)
-		if errors.Is(err, replay.ErrCheckpoint) {
-			// The commits are the log; a checkpoint only shortens it. When
-			// the commits below a broken checkpoint are still there, the
-			// version is rebuilt from an older checkpoint or from commit 0.
-			if older, serr := t.segmentWithout(ctx, v, seg.Checkpoint.Version); serr == nil {
-				if snap, berr := replay.Build(ctx, t.st, older, t.root); berr == nil {
-					t.mu.Lock()
-					t.passedOver[seg.Checkpoint.Version] = err
-					t.mu.Unlock()
-					return snap, nil
-				}
-			}
-		}
-		return snap, err
+		return snap, nil
 	})
+}
+
+// build builds the snapshot of version v (see Snapshot).
+func (t *Table) build(ctx context.Context, v int64) (*replay.Snapshot, error) {
+	seg, err := t.Segment(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	if base := t.snaps.nearestBelow(v, maxAdvance); base != nil && (seg.Checkpoint == nil || seg.Checkpoint.Version <= base.Version) {
+		var commits []replay.LogFile
+		for _, c := range seg.Commits {
+			if c.Version > base.Version {
+				commits = append(commits, c)
+			}
+		}
+		if int64(len(commits)) == v-base.Version {
+			return replay.Advance(ctx, t.st, base, commits, t.root)
+		}
+	}
+	snap, err := replay.Build(ctx, t.st, seg, t.root)
+	if errors.Is(err, replay.ErrCheckpoint) {
+		// The commits are the log; a checkpoint only shortens it. When
+		// the commits below a broken checkpoint are still there, the
+		// version is rebuilt from an older checkpoint or from commit 0.
+		if older, serr := t.segmentWithout(ctx, v, seg.Checkpoint.Version); serr == nil {
+			if snap, berr := replay.Build(ctx, t.st, older, t.root); berr == nil {
+				t.mu.Lock()
+				t.passedOver[seg.Checkpoint.Version] = err
+				t.mu.Unlock()
+				return snap, nil
+			}
+		}
+	}
+	return snap, err
 }
 
 // PassedOver returns the checkpoints a snapshot was rebuilt without, as
