@@ -27,6 +27,7 @@ type doctorReport struct {
 	CheckpointInterval     int64             `json:"checkpointInterval"`
 	LastCheckpoint         string            `json:"lastCheckpoint"` // valid, stale, missing or corrupt
 	LastCheckpointVersion  int64             `json:"lastCheckpointVersion"`
+	LastCheckpointProblem  string            `json:"lastCheckpointProblem,omitempty"` // why it was not used
 	LogObjects             int64             `json:"logObjects"`
 	LogCommits             int64             `json:"logCommits"`
 	LogCheckpointFiles     int64             `json:"logCheckpointFiles"`
@@ -164,7 +165,7 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 	}
 	r := &doctorReport{
 		Table: st.Location(), LatestVersion: snap.Version,
-		LastCheckpoint: string(t.Hint()), LastCheckpointVersion: t.HintVersion(),
+		LastCheckpoint: string(t.Hint()), LastCheckpointVersion: t.HintVersion(), LastCheckpointProblem: hintProblem(t),
 		LiveFiles: int64(len(snap.Files)), Tombstones: int64(tombstones),
 		Open: doctorOpen{
 			Requests: c.Requests(), Gets: c.Gets, Lists: c.Lists, Heads: c.Heads, RoundTrips: c.Rounds,
@@ -229,7 +230,8 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 // brokenLatest is the report on a table whose latest version cannot be
 // rebuilt (a missing or damaged log file): what the log holds, and that.
 func brokenLatest(ctx context.Context, st *blobstore.Store, t *versions.Table, cause error) (*doctorReport, error) {
-	r := &doctorReport{Table: st.Location(), LatestVersion: t.Latest(), LastCheckpoint: string(t.Hint()), LastCheckpointVersion: t.HintVersion()}
+	r := &doctorReport{Table: st.Location(), LatestVersion: t.Latest(), LastCheckpoint: string(t.Hint()), LastCheckpointVersion: t.HintVersion(),
+		LastCheckpointProblem: hintProblem(t)}
 	commits, err := countLog(ctx, st, r)
 	if err != nil {
 		return nil, err
@@ -292,4 +294,12 @@ func retention(conf map[string]string) doctorRetention {
 		r.Valid = true
 	}
 	return r
+}
+
+// hintProblem says why the table did not use its _last_checkpoint, or "".
+func hintProblem(t *versions.Table) string {
+	if err := t.HintProblem(); err != nil {
+		return err.Error()
+	}
+	return ""
 }

@@ -63,7 +63,11 @@ func findings(r *doctorReport) []finding {
 		add("_last_checkpoint", r.Checkpoint != nil, "missing: readers must search the log for the newest checkpoint",
 			"write a checkpoint: writers write _last_checkpoint with it")
 	default:
-		add("_last_checkpoint", true, fmt.Sprintf("%s: unreadable, or names no complete checkpoint", r.LastCheckpoint),
+		why := "unreadable, or names no complete checkpoint"
+		if r.LastCheckpointProblem != "" {
+			why = r.LastCheckpointProblem
+		}
+		add("_last_checkpoint", true, fmt.Sprintf("%s: %s", r.LastCheckpoint, why),
 			"delete it or write a new checkpoint; readers fall back to searching the log")
 	}
 	pages := (r.LogObjects + listPage - 1) / listPage

@@ -76,6 +76,22 @@ func TestDoctorMissingHint(t *testing.T) {
 	}
 }
 
+// A _last_checkpoint that is a folder is reported, with why, not refused.
+func TestDoctorUnreadableHint(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	if _, err := gen.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(gen.LastCheckpointPath(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := doctorJSON(t, dir)
+	if r.LastCheckpoint != "corrupt" || !strings.Contains(r.LastCheckpointProblem, "not a regular file") || level(r, "_last_checkpoint") != "warn" {
+		t.Errorf("_last_checkpoint %q (%s), problem %q; want corrupt, warned, not a regular file", r.LastCheckpoint, level(r, "_last_checkpoint"), r.LastCheckpointProblem)
+	}
+}
+
 func TestDoctorStaleHint(t *testing.T) {
 	r := doctorJSON(t, testdata(t, "delta-rs/data/table_failed_last_checkpoint_update"))
 	if r.LastCheckpoint != "stale" || r.LastCheckpointVersion != 1 || r.Checkpoint == nil || r.Checkpoint.Version != 3 {
