@@ -60,7 +60,12 @@ func parseLines(data []byte, fn func(*Action) error) (lines int, err error) {
 		var a Action
 		if !sc.scanLine(raw, &a) {
 			a = Action{}
-			if err := checkUTF8(raw); err != nil { // the scanner let no such line through
+			// The scanner accepts no line these refuse: only the lines
+			// it leaves need the checks.
+			if err := checkUTF8(raw); err != nil {
+				return lines, &lineError{lines, err}
+			}
+			if err := checkSurrogates(raw); err != nil {
 				return lines, &lineError{lines, err}
 			}
 			if err := json.Unmarshal(raw, &a); err != nil {

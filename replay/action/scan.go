@@ -595,7 +595,11 @@ func (s *lineScanner) stringLit() (v []byte, plain, ok bool) {
 				if i+4 >= len(b) || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
 					return nil, false, false
 				}
-				i += 5
+				n, lone := surrogateEscape(b, i-1)
+				if lone { // left to parseLines, which refuses it (surrogate.go)
+					return nil, false, false
+				}
+				i += n - 1
 			default:
 				return nil, false, false
 			}

@@ -22,6 +22,9 @@ func parseWithJSON(data []byte) ([]Action, error) {
 		if !utf8.Valid(raw) { // encoding/json would replace the bad bytes
 			return nil, errors.New("not UTF-8")
 		}
+		if err := checkSurrogates(raw); err != nil { // and a lone surrogate
+			return nil, err
+		}
 		var a Action
 		if err := json.Unmarshal(raw, &a); err != nil {
 			return nil, err
@@ -104,6 +107,9 @@ var scanSeeds = []string{
 	`{"add":{"path":"x","stats":"{\"numRecords\":7,\"x\":\"\\u0041\"}"}} `,
 	`{"add":{"path":"x","dataChange":tru}}`,
 	`{"add":{"path":"x"}}}`,
+	`{"add":{"path":"x","partitionValues":{"a":"\ud83d\ude00","b":"\udcff"}}}`,
+	`{"add":{"path":"x","partitionValues":{"a":"\ud83d\ude00","b":"\\udcff"}}}`,
+	`{"commitInfo":{"operation":"\ud800\ud800"}}`,
 }
 
 // A commit that is not UTF-8 is refused wherever the bad byte is, naming
@@ -122,6 +128,32 @@ func TestParseRefusesNonUTF8(t *testing.T) {
 		err := ParseLines(commit, func(*Action) error { return nil })
 		if err == nil || !strings.Contains(err.Error(), "line 2: not UTF-8") {
 			t.Errorf("%q: error %v, want line 2 not UTF-8", line, err)
+		}
+	}
+}
+
+// A lone surrogate escape is refused wherever it is, naming the line: it
+// names no character, and encoding/json would make it U+FFFD. A pair, an
+// escaped backslash before "u", and surrogates inside the stats (JSON in
+// a string, escaped twice) are not refused.
+func TestParseRefusesLoneSurrogates(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		bad  bool
+	}{
+		{`{"add":{"path":"a\udcff.parquet","size":1}}`, true},
+		{`{"add":{"path":"a\ud800.parquet","size":1}}`, true},
+		{`{"add":{"path":"a\ud800\u0041.parquet","size":1}}`, true},
+		{`{"add":{"path":"a","partitionValues":{"p":"x\udfff"},"size":1}}`, true},
+		{`{"add":{"path":"a","deletionVector":{"storageType":"p","pathOrInlineDv":"/t/dv\udbff.bin","sizeInBytes":1,"cardinality":1}}}`, true},
+		{`{"commitInfo":{"operation":"W\ud834"}}`, true},
+		{`{"add":{"path":"a\ud83d\ude00.parquet","size":1}}`, false},
+		{`{"add":{"path":"a\\udcff.parquet","size":1}}`, false},
+		{`{"add":{"path":"a","stats":"{\"minValues\":{\"s\":\"\\udcff\"}}","size":1}}`, false},
+	} {
+		err := ParseLines([]byte("{\"commitInfo\":{}}\n"+c.line), func(*Action) error { return nil })
+		if c.bad != (err != nil) || c.bad && !strings.Contains(err.Error(), "line 2: a lone surrogate escape") {
+			t.Errorf("%s: error %v, want refused: %v", c.line, err, c.bad)
 		}
 	}
 }
