@@ -41,6 +41,15 @@ func checkUTF8(line []byte) error {
 	return fmt.Errorf("not UTF-8 (byte %#x at offset %d): JSON text must be UTF-8", line[at], at)
 }
 
+// checkText refuses a line whose strings encoding/json would "repair":
+// bytes that are not UTF-8, a lone surrogate escape.
+func checkText(line []byte) error {
+	if err := checkUTF8(line); err != nil {
+		return err
+	}
+	return checkSurrogates(line)
+}
+
 // parseLines is ParseLines, also returning how many lines it read (all
 // of data's unless it stopped at an error).
 func parseLines(data []byte, fn func(*Action) error) (lines int, err error) {
@@ -58,16 +67,15 @@ func parseLines(data []byte, fn func(*Action) error) (lines int, err error) {
 			continue
 		}
 		var a Action
-		if !sc.scanLine(raw, &a) {
+		sc.textToCheck = false
+		scanned := sc.scanLine(raw, &a)
+		if !scanned || sc.textToCheck { // a line of ASCII without \u escapes is text
+			if err := checkText(raw); err != nil {
+				return lines, &lineError{lines, err}
+			}
+		}
+		if !scanned {
 			a = Action{}
-			// The scanner accepts no line these refuse: only the lines
-			// it leaves need the checks.
-			if err := checkUTF8(raw); err != nil {
-				return lines, &lineError{lines, err}
-			}
-			if err := checkSurrogates(raw); err != nil {
-				return lines, &lineError{lines, err}
-			}
 			if err := json.Unmarshal(raw, &a); err != nil {
 				return lines, &lineError{lines, err}
 			}
