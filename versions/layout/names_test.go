@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 	"hash/fnv"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -104,5 +105,55 @@ func TestHiddenFileNamesEscaped(t *testing.T) {
 	slices.Sort(files)
 	if !slices.Equal(names, files) {
 		t.Errorf("physical names %q, want %q", names, files)
+	}
+}
+
+// TestServedNamesUniqueRandom: random stored paths over a small alphabet,
+// many sharing base names, some named as another's hash or as a folder
+// of another (physical layout), some live under two vectors: every file
+// is served, under a name of its own that is no folder's.
+func TestServedNamesUniqueRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 28))
+	for round := range 200 {
+		physical := round%2 == 1
+		var files []string
+		dvs := map[int]string{}
+		for i := range 1 + rng.IntN(40) {
+			var p string
+			switch k := rng.IntN(10); {
+			case k < 6:
+				p = fmt.Sprintf("%c/%c.parquet", 'a'+rng.IntN(3), 'p'+rng.IntN(2))
+			case k < 7 && len(files) > 0: // another file's clash name, stored
+				prev := files[rng.IntN(len(files))]
+				p = disambiguate(prev[strings.LastIndexByte(prev, '/')+1:], prev, rng.IntN(2))
+			case k < 8 && len(files) > 0: // a file inside another's path
+				p = files[rng.IntN(len(files))] + "/x.parquet"
+			case k < 9 && len(files) > 0: // the same path again, another vector
+				p = files[rng.IntN(len(files))]
+				dvs[i] = fmt.Sprintf("v%d", i)
+			default:
+				p = fmt.Sprintf("%c.parquet", 'p'+rng.IntN(2))
+			}
+			files = append(files, p)
+		}
+		names, hidden := servedNames(t, files, dvs, physical)
+		if len(names)+len(hidden) != len(files) || len(hidden) != 0 {
+			t.Fatalf("round %d: %d files, %d served, hidden %q", round, len(files), len(names), hidden)
+		}
+		seen := map[string]bool{}
+		for _, n := range names {
+			if seen[n] {
+				t.Fatalf("round %d: %q served twice: %q from %q", round, n, names, files)
+			}
+			seen[n] = true
+		}
+		for _, n := range names {
+			for dir := n; strings.Contains(dir, "/"); {
+				dir = dir[:strings.LastIndexByte(dir, '/')]
+				if seen[dir] {
+					t.Fatalf("round %d: %q is a file and a folder: %q from %q", round, dir, names, files)
+				}
+			}
+		}
 	}
 }
