@@ -290,7 +290,7 @@ func (n *fileNode) view(ctx context.Context) (*parquetview.View, syscall.Errno) 
 
 func (n *fileNode) viewFailed(err error) syscall.Errno {
 	if !isCancel(err) {
-		n.root.logf("v%d/%s: cannot serve the file as a view (rows deleted, columns renamed): %v", n.version, n.name, err)
+		n.root.logOnce("v%d/%s: cannot serve the file as a view (rows deleted, columns renamed): %v", n.version, n.name, err)
 	}
 	return n.readErrno(err)
 }

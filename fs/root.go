@@ -25,6 +25,7 @@ type root struct {
 	table Table
 	opts  Options
 	log   *log.Logger
+	said  saidLines    // lines logOnce wrote
 	files *serve.Files // data file bytes: blocks, read-ahead, views
 
 	ctx    context.Context // background work: refresher, read-ahead
