@@ -100,6 +100,12 @@ func TestObjectStoreReads(t *testing.T) {
 						t.Errorf("ReadRangeInto %q %d+%d: got %d bytes (want %d), %v", k, r[0], r[1], n, len(want), err)
 					}
 				}
+				// A range past the end: no bytes, and nothing to try again
+				// (object stores answer 416).
+				before := st.Counts()
+				if got, err := st.ReadRange(ctx, k, int64(len(data))+10, 10); len(got) != 0 || st.Counts().Sub(before).Retries != 0 {
+					t.Errorf("ReadRange past the end: %d bytes, %d retries, %v", len(got), st.Counts().Sub(before).Retries, err)
+				}
 				if _, err := st.ReadRangeInto(ctx, k, 0, int64(len(data))+1, [][]byte{make([]byte, 10)}); !errors.Is(err, blobstore.ErrSizeChanged) {
 					t.Errorf("ReadRangeInto of an object of another size: want ErrSizeChanged, got %v", err)
 				}

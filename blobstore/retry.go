@@ -98,7 +98,7 @@ func jitter(d time.Duration) time.Duration {
 // what the object or the request is (missing, forbidden, malformed,
 // unsupported) or that no credentials exist.
 func mayPass(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrSizeChanged) {
+	if ctx.Err() != nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrSizeChanged) || answerFinal(err) {
 		return false
 	}
 	switch gcerrors.Code(err) {
