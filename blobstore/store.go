@@ -200,26 +200,27 @@ func (s *Store) Read(ctx context.Context, key string) ([]byte, error) {
 // its end.
 func (s *Store) ReadRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
 	var buf []byte
-	n, _, err := s.readRange(ctx, key, offset, length, func(size int64) [][]byte {
-		buf = make([]byte, rangeWithin(offset, length, size))
-		return [][]byte{buf}
-	})
+	n, _, err := s.readRange(ctx, key, offset, length, bufferWithin(&buf, offset, length))
 	if err != nil {
 		return nil, err
 	}
 	return buf[:n], nil
 }
 
-// rangeWithin is how many of length bytes from offset an object of size
-// bytes holds (all of them for a size the store does not give). Lengths
-// come from what files say of one another (a deletion vector's size, a
-// footer's), which may be anything: memory is given to what the object
-// holds, once its size is known.
-func rangeWithin(offset, length, size int64) int64 {
-	if size < 0 {
-		return length
+// bufferWithin gives readRange one buffer, *buf, for what an object of
+// the size it learns holds of length bytes from offset (all of them for
+// a size the store does not give). Lengths come from what files say of
+// one another (a deletion vector's size, a footer's), which may be
+// anything: memory is given to what the object holds.
+func bufferWithin(buf *[]byte, offset, length int64) func(size int64) [][]byte {
+	return func(size int64) [][]byte {
+		n := length
+		if size >= 0 {
+			n = max(0, min(length, size-offset))
+		}
+		*buf = make([]byte, n)
+		return [][]byte{*buf}
 	}
-	return max(0, min(length, size-offset))
 }
 
 // ErrSizeChanged is wrapped by ReadRangeOf's error when the object is not
@@ -231,10 +232,7 @@ var ErrSizeChanged = errors.New("the object is not the size the log gives")
 // itself (its Content-Range, or the open file), at no extra request.
 func (s *Store) ReadRangeOf(ctx context.Context, key string, offset, length, size int64) ([]byte, error) {
 	var buf []byte
-	n, err := s.readRangeOf(ctx, key, offset, length, size, func(actual int64) [][]byte {
-		buf = make([]byte, rangeWithin(offset, length, actual))
-		return [][]byte{buf}
-	})
+	n, err := s.readRangeOf(ctx, key, offset, length, size, bufferWithin(&buf, offset, length))
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ type BuildOptions struct {
 	// fewer of them (column mapping); only the footer changes.
 	Rename *Rename
 	// Decoding, when set, is the memory builds share for their decoded
-	// footers: a build holds FooterDecodeBytes of it from the decode to
+	// footers: a build holds footerDecodeBytes of it from the decode to
 	// the view made.
 	Decoding Budget
 }
@@ -36,11 +36,11 @@ type Budget interface {
 	Release(n int64)
 }
 
-// FooterDecodeBytes is about the memory a footer of n bytes takes decoded:
+// footerDecodeBytes is about the memory a footer of n bytes takes decoded:
 // parquet-go's structs for every column chunk, some 21 times its size at
 // their peak (a 11 MB footer of 1,000 columns by 100 row groups took 232
 // MB), with room for what the view is re-encoded into.
-func FooterDecodeBytes(n int) int64 { return 24 * int64(n) }
+func footerDecodeBytes(n int) int64 { return 24 * int64(n) }
 
 func (o BuildOptions) withDefaults() BuildOptions {
 	if o.SpillDir == "" {
@@ -119,7 +119,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		// A wide table's footers are megabytes, and their decoded form
 		// twenty times that: a listing that builds sixteen views at once
 		// took gigabytes.
-		n := FooterDecodeBytes(len(footer))
+		n := footerDecodeBytes(len(footer))
 		if err := opts.Decoding.Acquire(ctx, n); err != nil {
 			return nil, err
 		}

@@ -30,7 +30,7 @@ func TestBuildTakesDecodingBudget(t *testing.T) {
 	if _, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(3), BuildOptions{Decoding: budget}); err != nil {
 		t.Fatal(err)
 	}
-	want := FooterDecodeBytes(footerLen)
+	want := footerDecodeBytes(footerLen)
 	if len(budget.taken) != 1 || budget.taken[0] != want || len(budget.given) != 1 || budget.given[0] != want {
 		t.Errorf("took %v, gave back %v; want %d each once", budget.taken, budget.given, want)
 	}

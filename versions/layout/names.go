@@ -8,15 +8,15 @@ import (
 )
 
 // servedName is the name of a stored file under the partition directory
-// dir ("" or ending in '/'): dir and the stored base name, escaped as a
-// hidden name (hiddenEscaped). Writers put a partitioned file in that very
+// dir ("" or ending in '/'): dir and the stored base name, its first
+// character escaped for a hidden name (hiddenName). Writers put a partitioned file in that very
 // directory, mostly: the stored path then is the name, shared instead of
 // copied (a million names of 84 bytes were a tenth of a version's first
 // listing, and as much memory again).
 func servedName(dir, stored string) string {
 	base := path.Base(stored)
-	if escaped := hiddenEscaped(base); escaped != base {
-		return dir + escaped
+	if hiddenName(base) {
+		return dir + escapeBytes(base, func(i int, _ byte) bool { return i == 0 })
 	}
 	if len(stored) == len(dir)+len(base) && strings.HasPrefix(stored, dir) {
 		return stored
@@ -24,15 +24,10 @@ func servedName(dir, stored string) string {
 	return dir + base
 }
 
-// hiddenEscaped escapes a leading "_" or "." of a data file's name, as
-// Spark writes it in a partition folder's name: pyarrow, pandas and Spark
-// take such files for metadata, and skip them.
-func hiddenEscaped(base string) string {
-	if base != "" && (base[0] == '_' || base[0] == '.') {
-		return fmt.Sprintf("%%%02X", base[0]) + base[1:]
-	}
-	return base
-}
+// hiddenName reports whether a data file's name begins with "_" or ".",
+// which servedName escapes (as a partition folder's name is escaped):
+// pyarrow, pandas and Spark take such files for metadata, and skip them.
+func hiddenName(base string) bool { return base != "" && (base[0] == '_' || base[0] == '.') }
 
 // unique gives every entry, sorted by byName, a name of its own, and
 // returns those kept (sorted again) and those hidden. A name several files
