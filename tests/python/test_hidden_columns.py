@@ -167,3 +167,91 @@ def test_change_type_hidden(mount, testdata, name):
         return sorted(map(repr, zip(*(t.column(c).to_pylist() for c in columns))))
 
     assert rows(got) == rows(expected)
+
+
+# A partitioned table with the `materializePartitionColumns` writer feature: its writers
+# store the partition column in every data file as well. A Delta reader takes the column's
+# value from the add's partitionValues; served as stored, the file's column met the folder's
+# `part=` value in every plain reader that reads the folders as partitions.
+PARTITIONED_EXPECTED = sorted([(i, f"v{i}", "a" if i < 5 else "b") for i in range(10)])
+
+
+def _write_materialized_table(root):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (root / "_delta_log").mkdir(parents=True)
+    adds = []
+    for part in ("a", "b"):
+        ids = [i for i, _, p in PARTITIONED_EXPECTED if p == part]
+        name = f"part={part}/data.parquet"
+        (root / f"part={part}").mkdir()
+        pq.write_table(pa.table({"id": pa.array(ids, pa.int64()), "value": [f"v{i}" for i in ids],
+                                 "part": [part] * len(ids)}), root / name)
+        adds.append({"add": {"path": name, "partitionValues": {"part": part}, "size": (root / name).stat().st_size,
+                             "modificationTime": 1700000000000, "dataChange": True}})
+    schema = {"type": "struct", "fields": [
+        {"name": n, "type": t, "nullable": True, "metadata": {}} for n, t in
+        (("id", "long"), ("value", "string"), ("part", "string"))]}
+    commit = [{"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
+                            "writerFeatures": ["materializePartitionColumns"]}},
+              {"metaData": {"id": "materialized", "format": {"provider": "parquet", "options": {}},
+                            "schemaString": json.dumps(schema), "partitionColumns": ["part"],
+                            "configuration": {"delta.enableMaterializePartitionColumnsFeature": "true"},
+                            "createdTime": 1700000000000}}] + adds
+    (root / "_delta_log" / f"{0:020d}.json").write_text("".join(json.dumps(a) + "\n" for a in commit))
+
+
+@pytest.fixture(scope="module")
+def materialized(tmp_path_factory):
+    root = tmp_path_factory.mktemp("materialized") / "table"
+    _write_materialized_table(root)
+    return root
+
+
+def _partitioned_rows(t):
+    return sorted(zip(t.column("id").to_pylist(), t.column("value").to_pylist(),
+                      (str(v) for v in t.column("part").to_pylist())))
+
+
+def test_delta_reader_reads_materialized_partitions(materialized):
+    import deltalake
+
+    assert _partitioned_rows(deltalake.DeltaTable(str(materialized)).to_pyarrow_table()) == PARTITIONED_EXPECTED
+
+
+def _pyarrow_hive(d):
+    import pyarrow.dataset as ds
+
+    return ds.dataset(d, format="parquet", partitioning="hive").to_table()
+
+
+def _duckdb_hive(d):
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        return con.sql("SELECT * FROM read_parquet($glob, hive_partitioning=true)",
+                       params={"glob": f"{d}/*/*.parquet"}).to_arrow_table()
+    finally:
+        con.close()
+
+
+def _polars_hive(d):
+    import polars as pl
+
+    return pl.scan_parquet(f"{d}/*/*.parquet", hive_partitioning=True).collect().to_arrow()
+
+
+@pytest.mark.parametrize("read", [_pyarrow_hive, _pandas, _duckdb_hive, _polars_hive],
+                         ids=["pyarrow", "pandas", "duckdb", "polars"])
+def test_materialized_partition_column_served_once(mount, materialized, read):
+    import pyarrow.parquet as pq
+
+    latest = mount(materialized, "--refresh=-1s") / "latest"
+    for part in ("a", "b"):
+        served = latest / f"part={part}" / "data.parquet"
+        assert pq.read_schema(served).names == ["id", "value"]
+        stored = materialized / f"part={part}" / "data.parquet"
+        assert served.stat().st_size == stored.stat().st_size == len(served.read_bytes())
+    assert _partitioned_rows(read(latest)) == PARTITIONED_EXPECTED

@@ -26,17 +26,21 @@ func mappingMode(md *action.Metadata, p *action.Protocol) string {
 }
 
 // hidesColumns reports whether the table's data files may hold columns
-// outside its schema, which a Delta reader hides: row tracking's
-// materialized columns (named in the configuration), and change data
-// feed's _change_type, which Spark writes, null, into the data files of
-// an UPDATE or MERGE. Both only where the feature is on (or, for change
-// data feed, listed among the table's features).
+// a Delta reader does not take from them: row tracking's materialized
+// columns (named in the configuration) and change data feed's
+// _change_type, which Spark writes, null, into the data files of an
+// UPDATE or MERGE, both outside the schema; and the partition columns,
+// which the materializePartitionColumns feature has writers store in
+// every file though their values come from the log. Each only where the
+// feature is on (or, for change data feed, listed among the table's
+// features).
 func hidesColumns(md *action.Metadata, p *action.Protocol) bool {
 	c := md.Configuration
 	return c["delta.rowTracking.materializedRowIdColumnName"] != "" ||
 		c["delta.rowTracking.materializedRowCommitVersionColumnName"] != "" ||
 		strings.EqualFold(c["delta.enableChangeDataFeed"], "true") ||
-		slices.Contains(p.WriterFeatures, "changeDataFeed")
+		slices.Contains(p.WriterFeatures, "changeDataFeed") ||
+		(len(md.PartitionColumns) > 0 && slices.Contains(p.WriterFeatures, "materializePartitionColumns"))
 }
 
 // renameOf returns the Rename that gives a table's files their logical

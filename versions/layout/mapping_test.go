@@ -43,6 +43,8 @@ func TestRenameOf(t *testing.T) {
 		{"change data feed on", plain, map[string]string{"delta.enableChangeDataFeed": "TRUE"}, action.Protocol{}, "[id<-id]", true},
 		{"change data feed off", plain, map[string]string{"delta.enableChangeDataFeed": "false"}, action.Protocol{}, "", false},
 		{"change data feed among the features", plain, nil, action.Protocol{MinWriterVersion: 7, WriterFeatures: []string{"changeDataFeed"}}, "[id<-id]", true},
+		// The partition column p, stored in the files too, is hidden.
+		{"materialized partition columns", plain, nil, action.Protocol{MinWriterVersion: 7, WriterFeatures: []string{"materializePartitionColumns"}}, "[id<-id]", true},
 		{"name mapping", mapped, nameMode, action.Protocol{MinReaderVersion: 2, MinWriterVersion: 5}, "[id<-col-1]", true},
 		{"name mapping among the features", mapped, nameMode, action.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"columnMapping"}}, "[id<-col-1]", true},
 		// A protocol without column mapping: no mapping, whatever the
