@@ -1,6 +1,10 @@
 package action
 
-import "fmt"
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf16"
+)
 
 // A \u escape of half a UTF-16 surrogate pair, without its other half,
 // names no character: encoding/json turns it into U+FFFD, so a path
@@ -28,13 +32,9 @@ func escapedUnit(b []byte, i int) (rune, bool) {
 // pair (6 bytes, or 12 for a pair of surrogates), and whether it is a
 // lone surrogate.
 func surrogateEscape(b []byte, i int) (n int, lone bool) {
-	r, _ := escapedUnit(b, i)
-	switch {
-	case r >= 0xdc00 && r <= 0xdfff:
-		return 6, true
-	case r >= 0xd800 && r <= 0xdbff:
-		if low, ok := escapedUnit(b, i+6); ok && low >= 0xdc00 && low <= 0xdfff {
-			return 12, false
+	if r, _ := escapedUnit(b, i); utf16.IsSurrogate(r) {
+		if low, ok := escapedUnit(b, i+6); ok && utf16.DecodeRune(r, low) != unicode.ReplacementChar {
+			return 12, false // a high surrogate followed by a low one
 		}
 		return 6, true
 	}
