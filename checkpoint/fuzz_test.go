@@ -66,6 +66,23 @@ func TestFooterLongerThanTheFileIsRefused(t *testing.T) {
 	}
 }
 
+// Footers parquet-go's thrift decoder would die of are refused before it
+// decodes them: a list claiming 2^31 schema elements in 9 bytes (it
+// allocated 206 GB: out of memory, the process ended) and structs nested
+// 100,000 deep (a stack overflow at some millions, equally fatal).
+func TestFooterParquetGoCannotDecodeIsRefused(t *testing.T) {
+	for footer, want := range map[string]string{
+		"\x15\x02\x19\xfc\xff\xff\xff\xff\x07":           "claims 2147483647 elements",
+		"\x15\x02\xfc" + strings.Repeat("\x1c", 100_000): "nest more than 64 deep",
+	} {
+		data := "PAR1" + footer + string(binary.LittleEndian.AppendUint32(nil, uint32(len(footer)))) + "PAR1"
+		_, err := Read(context.Background(), bytesStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t"})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+	}
+}
+
 // A column of another physical type than its values are read as, or
 // repeating otherwise than they are walked, is refused: add.size as
 // strings used to index integers that were not there, a panic that ended

@@ -9,6 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
+	"github.com/deltafs/deltafs/dvfilter/parquetview/thriftcheck"
 )
 
 // pageAt is one page of a column chunk, as its header describes it: where
@@ -31,6 +32,9 @@ func checkPages(chunk []byte, repeated bool, codec format.CompressionCodec) ([]p
 	var pages []pageAt
 	for r.Len() > 0 {
 		start := len(chunk) - r.Len()
+		if _, _, err := thriftcheck.Struct(chunk[start:]); err != nil {
+			return nil, fmt.Errorf("page header at byte %d: %w", start, err)
+		}
 		var h format.PageHeader
 		if err := dec.Decode(&h); err != nil {
 			return nil, fmt.Errorf("page header at byte %d: %w", start, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/deltafs/deltafs/dvfilter/parquetview/thriftcheck"
 	"github.com/deltafs/deltafs/replay/action"
 )
 
@@ -37,18 +38,26 @@ func fetchParquet(ctx context.Context, st Storage, p Part, details Detail) (*par
 	return pf, nil
 }
 
-// checkFooterLength refuses a file whose trailer claims a footer longer
-// than the file: parquet-go allocates the length it reads before reading,
-// so a 12-byte file could make it allocate 4 GiB.
-func checkFooterLength(f io.ReaderAt, size int64) error {
+// checkFooter refuses a file whose trailer claims a footer longer than
+// the file (parquet-go allocates the length it reads before reading, so a
+// 12-byte file could make it allocate 4 GiB), or whose footer parquet-go
+// could not decode safely (thriftcheck: a list of 2^31 structs claimed in
+// 9 bytes, structs nested without end).
+func checkFooter(f io.ReaderAt, size int64) error {
 	var trailer [8]byte // footer length, little-endian, then the magic
 	if _, err := f.ReadAt(trailer[:], size-8); err != nil {
 		return err
 	}
-	if n := int64(binary.LittleEndian.Uint32(trailer[:4])); n > size-12 {
+	n := int64(binary.LittleEndian.Uint32(trailer[:4]))
+	if n > size-12 {
 		return fmt.Errorf("the footer claims %d bytes in a file of %d", n, size)
 	}
-	return nil
+	footer := make([]byte, n)
+	if _, err := f.ReadAt(footer, size-8-n); err != nil {
+		return err
+	}
+	_, err := thriftcheck.Footer(footer)
+	return err
 }
 
 func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (*parquetFile, error) {
@@ -64,7 +73,7 @@ func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (
 	} else if err := sf.fetch([][2]int64{{p.Size - min(footerGuess, p.Size), min(footerGuess, p.Size)}}); err != nil {
 		return nil, err
 	}
-	if err := checkFooterLength(sf, p.Size); err != nil {
+	if err := checkFooter(sf, p.Size); err != nil {
 		return nil, err
 	}
 	f, err := parquet.OpenFile(sf, p.Size,

@@ -2,6 +2,8 @@ package tests
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltafs/deltafs/blobstore"
 	"github.com/deltafs/deltafs/fs"
 	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
+	"github.com/deltafs/deltafs/versions"
 )
 
 // hostileFile is an add action whose path, in the table folder, is not a
@@ -223,5 +227,78 @@ func TestFileChangedInPlaceWhileOpen(t *testing.T) {
 		if err == nil && !bytes.Equal(buf[:n], want[off:off+int64(n)]) {
 			t.Fatalf("read at %d after a truncation: bytes the table never held", off)
 		}
+	}
+}
+
+// parquetFooter is a Parquet file of no column data and the given thrift
+// footer.
+func parquetFooter(footer []byte) []byte {
+	b := append([]byte("PAR1"), footer...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(footer)))
+	return append(b, "PAR1"...)
+}
+
+// Footers parquet-go's thrift decoder died of, taking the process with it:
+// a list claiming 2^31-1 schema elements in 9 bytes (206 GB allocated:
+// out of memory) and structs nested 20 million deep (the stack overflows).
+var deadlyFooters = map[string][]byte{
+	"huge-list": {0x15, 0x02, 0x19, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07},
+	"deep":      append([]byte{0x15, 0x02, 0xfc}, bytes.Repeat([]byte{0x1c}, 20_000_000)...),
+}
+
+// TestDeadlyFootersRefused: a data file with a deletion vector (whose
+// footer is decoded to serve it) with such a footer reads as EIO with a
+// log line, and the mount goes on serving; a checkpoint with one is an
+// error of the version, not the end of the process.
+func TestDeadlyFootersRefused(t *testing.T) {
+	requireFUSE(t)
+	table := t.TempDir()
+	gen := deltagen.New(table)
+	features := []string{"deletionVectors"}
+	mustCommit(t, gen, deltagen.Protocol(3, 7, features, features), deltagen.Metadata(deltagen.SimpleSchema, nil, map[string]string{"delta.enableDeletionVectors": "true"}))
+	good := mustAdd(t, gen, "good.parquet", 100)
+	mustCommit(t, gen, good)
+	for name, footer := range deadlyFooters {
+		data := parquetFooter(footer)
+		must(t, os.WriteFile(filepath.Join(table, name+".parquet"), data, 0o644))
+		add := deltagen.AddFile(name+".parquet", int64(len(data)), 1_700_000_000_000, nil, "")
+		mustCommit(t, gen, add)
+		commitDV(t, gen, add, 0)
+	}
+	m := mountForTest(t, table, fs.Options{RefreshInterval: -1})
+	for name := range deadlyFooters {
+		got, err := os.ReadFile(filepath.Join(m.dir, "latest", name+".parquet"))
+		if err == nil || !strings.Contains(err.Error(), "input/output error") {
+			t.Errorf("%s: read %d bytes, err %v; want EIO", name, len(got), err)
+		}
+		if !strings.Contains(m.logs.String(), name+".parquet") {
+			t.Errorf("%s: no log line; log:\n%s", name, m.logs.String())
+		}
+	}
+	if _, err := os.ReadFile(filepath.Join(m.dir, "latest", "good.parquet")); err != nil {
+		t.Fatalf("the good file after the others: %v", err)
+	}
+
+	for name, footer := range deadlyFooters {
+		t.Run("checkpoint "+name, func(t *testing.T) {
+			table := t.TempDir()
+			gen := deltagen.New(table)
+			mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil))
+			mustCommit(t, gen, mustAdd(t, gen, "a.parquet", 10))
+			must(t, os.WriteFile(gen.ClassicCheckpointPath(1), parquetFooter(footer), 0o644))
+			must(t, os.Remove(filepath.Join(gen.LogDir(), fmt.Sprintf("%020d.json", 0)))) // only the checkpoint tells version 1
+			st, err := blobstore.Open(context.Background(), table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			tbl, err := versions.Open(context.Background(), st, versions.Options{})
+			if err == nil {
+				_, err = tbl.Snapshot(context.Background(), 1)
+			}
+			if err == nil || !strings.Contains(err.Error(), "footer") {
+				t.Fatalf("version 1 from the checkpoint: %v, want the footer refused", err)
+			}
+		})
 	}
 }

@@ -24,7 +24,7 @@ type BuildOptions struct {
 	// fewer of them (column mapping); only the footer changes.
 	Rename *Rename
 	// Decoding, when set, is the memory builds share for their decoded
-	// footers: a build holds footerDecodeBytes of it from the decode to
+	// footers: a build holds decodeBytes of it from the decode to
 	// the view made.
 	Decoding Budget
 }
@@ -36,11 +36,12 @@ type Budget interface {
 	Release(n int64)
 }
 
-// footerDecodeBytes is about the memory a footer of n bytes takes decoded:
-// parquet-go's structs for every column chunk, some 21 times its size at
-// their peak (a 11 MB footer of 1,000 columns by 100 row groups took 232
-// MB), with room for what the view is re-encoded into.
-func footerDecodeBytes(n int) int64 { return 24 * int64(n) }
+// decodeBytes is about the memory a footer takes decoded: parquet-go's
+// structs for every column chunk, some 21 times its size at their peak (a
+// 11 MB footer of 1,000 columns by 100 row groups took 232 MB), with room
+// for what the view is re-encoded into; or, for a footer of structs that
+// hold next to nothing, thriftcheck's bound.
+func (f footerAt) decodeBytes() int64 { return max(24*int64(len(f.b)), f.decode) }
 
 func (o BuildOptions) withDefaults() BuildOptions {
 	if o.SpillDir == "" {
@@ -106,12 +107,13 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		vec = noRows{}
 	}
 	src = &tailKept{src: src, size: size}
-	footer, dataEnd, err := footerBytes(ctx, src, size)
+	footer, err := footerBytes(ctx, src, size)
 	if err != nil {
 		return nil, err
 	}
+	dataEnd := footer.start
 	if vec.Cardinality() == 0 && opts.Rename != nil {
-		if v, err := unchangedView(footer, size, opts.Rename); v != nil || err != nil {
+		if v, err := unchangedView(footer.b, size, opts.Rename); v != nil || err != nil {
 			return v, err
 		}
 	}
@@ -119,13 +121,13 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		// A wide table's footers are megabytes, and their decoded form
 		// twenty times that: a listing that builds sixteen views at once
 		// took gigabytes.
-		n := footerDecodeBytes(len(footer))
+		n := footer.decodeBytes()
 		if err := opts.Decoding.Acquire(ctx, n); err != nil {
 			return nil, err
 		}
 		defer opts.Decoding.Release(n)
 	}
-	md, err := decodeFooter(footer)
+	md, err := decodeFooter(footer.b)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package parquetview
 
 import (
 	"context"
-	"encoding/binary"
 	"testing"
 
 	"github.com/parquet-go/parquet-go/compress/snappy"
@@ -24,13 +23,16 @@ func (b *recordingBudget) Release(n int64) { b.given = append(b.given, n) }
 // footer, in proportion to the footer, and gives it back.
 func TestBuildTakesDecodingBudget(t *testing.T) {
 	data := writeGroups(t, &snappy.Codec{}, 100, 100)
-	footerLen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
 	budget := &recordingBudget{}
 	src := &bytesSource{data: data}
 	if _, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(3), BuildOptions{Decoding: budget}); err != nil {
 		t.Fatal(err)
 	}
-	want := footerDecodeBytes(footerLen)
+	footer, err := footerBytes(context.Background(), src, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := footer.decodeBytes()
 	if len(budget.taken) != 1 || budget.taken[0] != want || len(budget.given) != 1 || budget.given[0] != want {
 		t.Errorf("took %v, gave back %v; want %d each once", budget.taken, budget.given, want)
 	}

@@ -345,11 +345,11 @@ func Lacking(ctx context.Context, src RangeReader, size int64, rn *Rename) (_ []
 			err = fmt.Errorf("decoding failed: %v: %w", r, ErrParquet)
 		}
 	}()
-	footer, _, err := footerBytes(ctx, src, size)
+	footer, err := footerBytes(ctx, src, size)
 	if err != nil {
 		return nil, err
 	}
-	fs, err := decodeFooterSchema(footer)
+	fs, err := decodeFooterSchema(footer.b)
 	if err != nil {
 		return nil, err
 	}

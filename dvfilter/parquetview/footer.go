@@ -9,6 +9,8 @@ import (
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/thriftcheck"
 )
 
 // ErrParquet is wrapped by errors about a data file that is not Parquet this
@@ -82,12 +84,12 @@ func readFull(ctx context.Context, src RangeReader, off, n int64) ([]byte, error
 // It returns the metadata and the offset where the footer starts (the end
 // of the column data).
 func readFooter(ctx context.Context, src RangeReader, size int64) (*format.FileMetaData, int64, error) {
-	footer, start, err := footerBytes(ctx, src, size)
+	f, err := footerBytes(ctx, src, size)
 	if err != nil {
 		return nil, 0, err
 	}
-	md, err := decodeFooter(footer)
-	return md, start, err
+	md, err := decodeFooter(f.b)
+	return md, f.start, err
 }
 
 func decodeFooter(footer []byte) (*format.FileMetaData, error) {
@@ -116,34 +118,45 @@ func decodeFooterSchema(footer []byte) (*footerSchema, error) {
 	return fs, nil
 }
 
-// footerBytes reads the thrift footer of a Parquet file of size bytes and
-// returns it with the offset where it starts.
-func footerBytes(ctx context.Context, src RangeReader, size int64) ([]byte, int64, error) {
+// footerAt is the thrift footer of a Parquet file, checked (thriftcheck).
+type footerAt struct {
+	b      []byte
+	start  int64 // where it starts: the end of the column data
+	decode int64 // a bound on the memory parquet-go takes decoding it
+}
+
+// footerBytes reads the thrift footer of a Parquet file of size bytes,
+// once thriftcheck has found that parquet-go can decode it safely.
+func footerBytes(ctx context.Context, src RangeReader, size int64) (footerAt, error) {
 	if size < int64(2*len(magic)+4) {
-		return nil, 0, fmt.Errorf("file of %d bytes is too small for Parquet: %w", size, ErrParquet)
+		return footerAt{}, fmt.Errorf("file of %d bytes is too small for Parquet: %w", size, ErrParquet)
 	}
 	n := min(size, FooterTail)
 	tail, err := readFull(ctx, src, size-n, n)
 	if err != nil {
-		return nil, 0, err
+		return footerAt{}, err
 	}
 	end := tail[len(tail)-4:]
 	if bytes.Equal(end, magicEncrypted) {
-		return nil, 0, fmt.Errorf("encrypted footer: %w", ErrParquet)
+		return footerAt{}, fmt.Errorf("encrypted footer: %w", ErrParquet)
 	}
 	if !bytes.Equal(end, magic) {
-		return nil, 0, fmt.Errorf("no PAR1 magic at the end: %w", ErrParquet)
+		return footerAt{}, fmt.Errorf("no PAR1 magic at the end: %w", ErrParquet)
 	}
 	flen := int64(binary.LittleEndian.Uint32(tail[len(tail)-8:]))
-	start := size - 8 - flen
-	if start < int64(len(magic)) {
-		return nil, 0, fmt.Errorf("footer length %d exceeds the file size %d: %w", flen, size, ErrParquet)
+	f := footerAt{start: size - 8 - flen}
+	if f.start < int64(len(magic)) {
+		return footerAt{}, fmt.Errorf("footer length %d exceeds the file size %d: %w", flen, size, ErrParquet)
 	}
 	if flen+8 <= n {
-		return tail[n-8-flen : n-8], start, nil
+		f.b = tail[n-8-flen : n-8]
+	} else if f.b, err = readFull(ctx, src, f.start, flen); err != nil {
+		return footerAt{}, err
 	}
-	footer, err := readFull(ctx, src, start, flen)
-	return footer, start, err
+	if f.decode, err = thriftcheck.Footer(f.b); err != nil {
+		return footerAt{}, fmt.Errorf("%w: %w", err, ErrParquet)
+	}
+	return f, nil
 }
 
 // encodeFooter renders md as the tail of a Parquet file: the thrift footer,

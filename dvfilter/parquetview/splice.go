@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
+	"github.com/deltafs/deltafs/dvfilter/parquetview/thriftcheck"
 )
 
 // pageSplicing enables the page-level path for row groups that lose some
@@ -206,6 +207,12 @@ func readPageHeader(ctx context.Context, src RangeReader, off, end int64) (*form
 		b, err := readFull(ctx, src, off, n)
 		if err != nil {
 			return nil, 0, err
+		}
+		if _, _, err := thriftcheck.Struct(b); err != nil {
+			if errors.Is(err, thriftcheck.ErrTruncated) && n < end-off {
+				continue // a larger window may hold it
+			}
+			return nil, 0, fmt.Errorf("page header at %d: %v: %w", off, err, errNoSplice)
 		}
 		b = bytes.Clone(b) // decoded byte fields alias the buffer
 		pr := new(thrift.CompactProtocol).NewReaderFromBytes(b)

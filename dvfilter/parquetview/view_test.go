@@ -3,10 +3,12 @@ package parquetview
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -341,25 +343,42 @@ func TestBuildRowsPast32Bits(t *testing.T) {
 func TestBuildErrors(t *testing.T) {
 	good := writeGroups(t, &parquet.Snappy, 10, 10)
 	trunc := slices.Clone(good[:len(good)-20])
+	hugeList := withFooter([]byte{0x15, 0x02, 0x19, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07})
+	deepFooter := withFooter(append([]byte{0x15, 0x02, 0xfc}, bytes.Repeat([]byte{0x1c}, 100_000)...))
+	deepPage := slices.Clone(good)
+	md, _, err := readFooter(context.Background(), &bytesSource{data: good}, int64(len(good)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := md.RowGroups[0].Columns[0].MetaData
+	if cm.TotalCompressedSize < 101 {
+		t.Fatalf("a column chunk of %d bytes cannot hold the header", cm.TotalCompressedSize)
+	}
+	copy(deepPage[cm.DataPageOffset:], append([]byte{0xfc}, bytes.Repeat([]byte{0x1c}, 100)...))
 	cases := []struct {
 		name string
 		data []byte
 		size int64
 		vec  *dvfilter.Vector
 		want error
+		says string // in the error, where set
 	}{
-		{"row past the end", good, int64(len(good)), dvfilter.NewVector(3, 20), ErrRowOutOfRange},
-		{"row past 2^32 on a small file", good, int64(len(good)), dvfilter.NewVector(1 << 32), ErrRowOutOfRange},
-		{"not parquet", bytes.Repeat([]byte("x"), 500), 500, dvfilter.NewVector(1), ErrParquet},
-		{"too small", []byte("PAR1PAR1"), 8, dvfilter.NewVector(1), ErrParquet},
-		{"truncated", trunc, int64(len(trunc)), dvfilter.NewVector(1), ErrParquet},
-		{"encrypted", append(slices.Clone(good[:len(good)-4]), "PARE"...), int64(len(good)), dvfilter.NewVector(1), ErrParquet},
+		{"row past the end", good, int64(len(good)), dvfilter.NewVector(3, 20), ErrRowOutOfRange, ""},
+		{"row past 2^32 on a small file", good, int64(len(good)), dvfilter.NewVector(1 << 32), ErrRowOutOfRange, ""},
+		{"not parquet", bytes.Repeat([]byte("x"), 500), 500, dvfilter.NewVector(1), ErrParquet, ""},
+		{"too small", []byte("PAR1PAR1"), 8, dvfilter.NewVector(1), ErrParquet, ""},
+		{"truncated", trunc, int64(len(trunc)), dvfilter.NewVector(1), ErrParquet, ""},
+		{"encrypted", append(slices.Clone(good[:len(good)-4]), "PARE"...), int64(len(good)), dvfilter.NewVector(1), ErrParquet, ""},
+		// Footers parquet-go's decoder would die of (thriftcheck).
+		{"a footer claiming 2^31 schema elements", hugeList, int64(len(hugeList)), dvfilter.NewVector(1), ErrParquet, "claims 2147483647 elements"},
+		{"a footer nesting structs 100,000 deep", deepFooter, int64(len(deepFooter)), dvfilter.NewVector(1), ErrParquet, "nest more than 64 deep"},
+		{"a page header nesting structs 100 deep", deepPage, int64(len(deepPage)), dvfilter.NewVector(1), ErrParquet, "nest more than 64 deep"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Build(context.Background(), &bytesSource{data: c.data}, c.size, c.vec, BuildOptions{})
-			if !errors.Is(err, c.want) {
-				t.Fatalf("err = %v, want %v", err, c.want)
+			if !errors.Is(err, c.want) || !strings.Contains(fmt.Sprint(err), c.says) {
+				t.Fatalf("err = %v, want %v saying %q", err, c.want, c.says)
 			}
 		})
 	}
@@ -367,6 +386,13 @@ func TestBuildErrors(t *testing.T) {
 	if _, err := Build(context.Background(), &bytesSource{data: good[:100]}, int64(len(good)), dvfilter.NewVector(1), BuildOptions{}); err == nil {
 		t.Fatal("built a view of a short file")
 	}
+}
+
+// withFooter is a Parquet file of no column data and the given footer.
+func withFooter(footer []byte) []byte {
+	b := append([]byte("PAR1"), footer...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(footer)))
+	return append(b, "PAR1"...)
 }
 
 func TestBuildDeterministic(t *testing.T) {

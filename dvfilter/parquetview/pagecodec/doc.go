@@ -13,5 +13,5 @@
 // 4 bytes). One corrupt or hostile page could take all memory. Both
 // readers of Parquet, the checkpoint reader and parquetview, check every
 // page parquet-go will decode with Check; the package imports nothing of
-// deltafs.
+// deltafs but thriftcheck.
 package pagecodec

@@ -9,6 +9,8 @@ import (
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/thriftcheck"
 )
 
 // parquet-go cannot decode LZ4 in Hadoop's framing. A reader that needs
@@ -102,6 +104,9 @@ func uncompressPages(out *countingWriter, chunk []byte, m *format.ColumnMetaData
 	dec := thrift.NewDecoder(new(thrift.CompactProtocol).NewReader(r))
 	m.DataPageOffset, m.DictionaryPageOffset = 0, 0
 	for r.Len() > 0 {
+		if _, _, err := thriftcheck.Struct(chunk[len(chunk)-r.Len():]); err != nil {
+			return fmt.Errorf("page header: %w", err)
+		}
 		var h format.PageHeader
 		if err := dec.Decode(&h); err != nil {
 			return fmt.Errorf("page header: %w", err)
