@@ -13,7 +13,10 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/deltafs/deltafs/dvfilter/parquetview/thriftcheck"
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
@@ -158,5 +161,49 @@ func TestCorruptCompressedPagesAreRefused(t *testing.T) {
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 			t.Errorf("%s: reading a %d-byte file allocated %d bytes", c.codec, len(data), grew)
 		}
+	}
+}
+
+// A page whose definition levels claim 2^27 values, in a page of 100, is
+// refused before parquet-go decodes them (it allocated what such runs
+// claim: 2^31 of them in 6 bytes was a fatal out of memory).
+func TestLevelsClaimingTooMuchAreRefused(t *testing.T) {
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[addRow](&buf)
+	var rows []addRow
+	for i := range 100 {
+		row := addRow{}
+		if i%3 != 0 {
+			row.Add = &smallAdd{Path: fmt.Sprint("f", i), Size: int64(i)}
+		}
+		rows = append(rows, row)
+	}
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := f.Metadata().RowGroups[0].Columns[0].MetaData.DataPageOffset // add.path
+	hn, _, err := thriftcheck.Struct(data[off:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h format.PageHeader
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[off:off+int64(hn)], &h); err != nil {
+		t.Fatal(err)
+	}
+	if !h.DataPageHeaderV2.Valid || h.DataPageHeaderV2.V.DefinitionLevelsByteLength < 5 {
+		t.Fatalf("page %+v: want a v2 page with 5 bytes of levels or more", h)
+	}
+	copy(data[off+int64(hn):], binary.AppendUvarint(nil, 1<<28)) // an RLE run of 2^27
+	_, err = Read(context.Background(), bytesStorage(data), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(len(data))}}}, Options{Root: "file:///t"})
+	if err == nil || !strings.Contains(err.Error(), "a run claims 134217728 values") {
+		t.Fatalf("err = %v, want the run refused", err)
 	}
 }

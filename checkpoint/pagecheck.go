@@ -3,6 +3,9 @@ package checkpoint
 import (
 	"bytes"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -25,7 +28,8 @@ type pageAt struct {
 // parquet-go sizes its buffers from those same headers: a corrupt or hostile
 // checkpoint then fails with an error instead of allocating gigabytes. It
 // returns the pages, which tell where a row group can be cut (rowparts.go).
-func checkPages(chunk []byte, repeated bool, codec format.CompressionCodec) ([]pageAt, error) {
+func checkPages(chunk []byte, col pagecodec.Column, codec format.CompressionCodec) ([]pageAt, error) {
+	repeated := col.MaxRep > 0
 	r := bytes.NewReader(chunk)
 	var proto thrift.CompactProtocol
 	dec := thrift.NewDecoder(proto.NewReader(r))
@@ -48,11 +52,11 @@ func checkPages(chunk []byte, repeated bool, codec format.CompressionCodec) ([]p
 		}
 		// Levels are sized from the value count; run-length encoding lets
 		// a small page hold many values, but not billions.
-		if n := pageValues(&h); n < 0 || n > 64*full+1<<20 {
+		if n := pageValues(&h); n < 0 || n > pagecodec.MaxValues(full) {
 			return nil, fmt.Errorf("page of %d bytes claims %d values", full, n)
 		}
 		body := len(chunk) - r.Len()
-		if err := checkCodec(codec, &h, chunk[body:body+int(size)]); err != nil {
+		if err := checkBody(codec, &h, chunk[body:body+int(size)], col); err != nil {
 			return nil, fmt.Errorf("page at byte %d: %w", start, err)
 		}
 		if _, err := r.Seek(size, 1); err != nil {
@@ -75,35 +79,66 @@ type chunkRange struct {
 // chunkID names a column chunk: its row group and column indexes.
 type chunkID struct{ rg, col int }
 
-// checkChunks runs checkPages on the needed column chunks of a file and
-// returns their pages.
+// checkChunks runs checkPages on the needed column chunks of a file, on
+// every core (each page is decompressed to check it: a fifth of a
+// checkpoint's decoding), and returns their pages.
 func checkChunks(sf *sparseFile, chunks []chunkRange) (map[chunkID][]pageAt, error) {
-	pages := make(map[chunkID][]pageAt, len(chunks))
-	for _, c := range chunks {
-		data, ok := sf.bytes(c.off, c.n)
-		if !ok {
-			return nil, fmt.Errorf("column chunk at %d was not fetched", c.off)
-		}
-		p, err := checkPages(data, c.col.MaxRepetitionLevel() > 0, c.codec)
-		if err != nil {
-			return nil, fmt.Errorf("column chunk at %d: %w", c.off, err)
-		}
-		pages[chunkID{c.rg, c.col.Index()}] = p
+	pages := make([][]pageAt, len(chunks))
+	errs := make([]error, len(chunks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(chunks); i = int(next.Add(1) - 1) {
+				pages[i], errs[i] = checkChunk(sf, chunks[i])
+			}
+		})
 	}
-	return pages, nil
+	wg.Wait()
+	out := make(map[chunkID][]pageAt, len(chunks))
+	for i, c := range chunks {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[chunkID{c.rg, c.col.Index()}] = pages[i]
+	}
+	return out, nil
 }
 
-// checkCodec checks a page body with pagecodec: what parquet-go's
+func checkChunk(sf *sparseFile, c chunkRange) ([]pageAt, error) {
+	data, ok := sf.bytes(c.off, c.n)
+	if !ok {
+		return nil, fmt.Errorf("column chunk at %d was not fetched", c.off)
+	}
+	t := c.col.Type()
+	col := pagecodec.Column{MaxDef: c.col.MaxDefinitionLevel(), MaxRep: c.col.MaxRepetitionLevel(), Type: format.Type(t.Kind()), TypeLength: t.Length()}
+	p, err := checkPages(data, col, c.codec)
+	if err != nil {
+		return nil, fmt.Errorf("column chunk at %d: %w", c.off, err)
+	}
+	return p, nil
+}
+
+// checkBody checks a page body with pagecodec: what parquet-go's
 // decoders take on trust (the length a Snappy block or a zstd frame
-// claims, that an LZ4 block decodes, what zstd blocks can give).
-func checkCodec(codec format.CompressionCodec, h *format.PageHeader, body []byte) error {
+// claims, that an LZ4 block decodes, what zstd blocks can give), and what
+// its levels and values claim (CheckValues, which decompresses what it
+// needs of the body).
+func checkBody(codec format.CompressionCodec, h *format.PageHeader, body []byte, col pagecodec.Column) error {
 	levels, compressed, err := pagecodec.SplitLevels(h, body)
-	if err != nil || !compressed {
+	if err != nil {
 		return err
 	}
 	values := body[levels:]
-	_, err = pagecodec.Check(codec, values, int64(len(values)), int64(h.UncompressedPageSize)-int64(levels))
-	return err
+	full := int64(h.UncompressedPageSize) - int64(levels)
+	if !compressed {
+		codec, full = format.Uncompressed, int64(len(values))
+	}
+	decoded, err := pagecodec.Check(codec, values, int64(len(values)), full)
+	if err != nil {
+		return err
+	}
+	return pagecodec.CheckValues(h, body[:levels], pagecodec.NewBody(codec, values, full, decoded), col)
 }
 
 func pageValues(h *format.PageHeader) int64 {

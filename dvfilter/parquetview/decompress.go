@@ -2,7 +2,6 @@ package parquetview
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
@@ -58,9 +57,9 @@ func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int
 
 // checkChunkPages checks every page of a column chunk as decompress
 // would, before parquet-go decodes them with its own decoders, which
-// size their buffers from the page headers. It reads the page headers,
-// the start of a Snappy page (the length it claims) and the whole of an
-// LZ4, zstd or Brotli page.
+// size their buffers from the page headers, and what the pages' encoded
+// levels and values claim (pagecodec.CheckValues), which they take on
+// trust as well. It reads and decompresses every page.
 func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, rg, col int, dataEnd int64) error {
 	md := pf.Metadata()
 	if rg >= len(md.RowGroups) || col >= len(md.RowGroups[rg].Columns) {
@@ -70,6 +69,15 @@ func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, rg,
 	if _, _, err := chunkRange(cc, dataEnd); err != nil {
 		return err
 	}
+	lv, err := leaves(md.Schema)
+	if err != nil {
+		return err
+	}
+	if col >= len(lv) {
+		return fmt.Errorf("no leaf column %d: %w", col, ErrParquet)
+	}
+	leaf := lv[col]
+	leaf.typ = cc.MetaData.Type
 	// The pages parquet-go reads: from the dictionary page's offset when
 	// there is one, wherever it lies.
 	start := cc.MetaData.DataPageOffset
@@ -88,37 +96,44 @@ func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, rg,
 		if err != nil {
 			return fmt.Errorf("%v: %w", err, ErrParquet)
 		}
-		size, full := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
+		size := int64(h.CompressedPageSize)
 		if size < 0 || off+hlen+size > end {
 			return fmt.Errorf("page at %d overruns its chunk: %w", off, ErrParquet)
 		}
-		body := off + hlen // where the compressed bytes start
-		off = body + size
-		if h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid {
-			v2 := h.DataPageHeaderV2.V
-			levels := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
-			if levels < 0 || levels > size || levels > full {
-				return fmt.Errorf("v2 page at %d: levels of %d bytes in %d: %w", body, levels, size, ErrParquet)
-			}
-			if c, ok := v2.IsCompressed.Get(); ok && !c {
-				continue
-			}
-			body, size, full = body+levels, size-levels, full-levels
-		}
-		read := int64(0)
-		switch codec {
-		case format.Snappy:
-			read = min(size, binary.MaxVarintLen32) // the length it claims
-		case format.Zstd, format.Lz4Raw, format.Lz4, format.Brotli:
-			read = size // a zstd page's every frame and block header; the others decoded
-		}
-		b, err := readFull(ctx, src, body, read)
+		body, err := readFull(ctx, src, off+hlen, size)
 		if err != nil {
 			return err
 		}
-		if _, err := checkCompressed(codec, b, size, full); err != nil {
-			return err
+		off += hlen + size
+		if err := checkPage(h, body, codec, leaf); err != nil {
+			return fmt.Errorf("page at %d: %w", off-size, err)
 		}
+	}
+	return nil
+}
+
+// checkPage checks a page's stored bytes as parquet-go will decompress
+// them, and what its levels and values claim.
+func checkPage(h *format.PageHeader, body []byte, codec format.CompressionCodec, leaf leafInfo) error {
+	var levels []byte
+	full := int64(h.UncompressedPageSize)
+	if h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid {
+		v2 := h.DataPageHeaderV2.V
+		n := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
+		if n < 0 || n > int64(len(body)) || n > full {
+			return fmt.Errorf("v2 page: levels of %d bytes in %d: %w", n, len(body), ErrParquet)
+		}
+		levels, body, full = body[:n], body[n:], full-n
+		if c, ok := v2.IsCompressed.Get(); ok && !c {
+			codec, full = format.Uncompressed, int64(len(body))
+		}
+	}
+	decoded, err := checkCompressed(codec, body, int64(len(body)), full)
+	if err != nil {
+		return err
+	}
+	if err := pagecodec.CheckValues(h, levels, pagecodec.NewBody(codec, body, full, decoded), leaf.column()); err != nil {
+		return fmt.Errorf("%v: %w", err, ErrParquet)
 	}
 	return nil
 }

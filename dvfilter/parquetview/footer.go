@@ -100,6 +100,9 @@ func decodeFooter(footer []byte) (*format.FileMetaData, error) {
 	if md.EncryptionAlgorithm.Value != nil || len(md.FooterSigningKeyMetadata) > 0 {
 		return nil, fmt.Errorf("encrypted columns: %w", ErrParquet)
 	}
+	if err := thriftcheck.Schema(md.Schema); err != nil {
+		return nil, fmt.Errorf("%v: %w", err, ErrParquet)
+	}
 	return md, nil
 }
 

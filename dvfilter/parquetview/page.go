@@ -9,6 +9,8 @@ import (
 	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // Rewriting one data page without its deleted rows: splitting it into
@@ -42,6 +44,9 @@ func pageLevels(h *format.PageHeader, body []byte, isV2 bool, codec compress.Cod
 				return nil, nil, fmt.Errorf("decompress page: %v: %w", err, errNoSplice)
 			}
 		}
+		if err := pagecodec.CheckValues(h, levels, pagecodec.Decoded(vals), leaf.column()); err != nil {
+			return nil, nil, fmt.Errorf("page: %v: %w", err, ErrParquet)
+		}
 		if leaf.maxDef > 0 {
 			enc := rle.Encoding{BitWidth: bits.Len(uint(leaf.maxDef))}
 			if defs, err = enc.DecodeLevels(nil, levels); err != nil {
@@ -54,6 +59,9 @@ func pageLevels(h *format.PageHeader, body []byte, isV2 bool, codec compress.Cod
 		data, err := decompress(codec, body, int64(h.UncompressedPageSize))
 		if err != nil {
 			return nil, nil, fmt.Errorf("decompress page: %v: %w", err, errNoSplice)
+		}
+		if err := pagecodec.CheckValues(h, nil, pagecodec.Decoded(data), leaf.column()); err != nil {
+			return nil, nil, fmt.Errorf("page: %v: %w", err, ErrParquet)
 		}
 		if leaf.maxDef > 0 {
 			if dh.DefinitionLevelEncoding != format.RLE {

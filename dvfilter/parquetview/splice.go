@@ -36,6 +36,10 @@ type leafInfo struct {
 	typ            format.Type // physical type, from the chunk
 }
 
+func (l leafInfo) column() pagecodec.Column {
+	return pagecodec.Column{MaxDef: l.maxDef, MaxRep: l.maxRep, Type: l.typ, TypeLength: l.typeLength}
+}
+
 // leaves walks the flattened schema of a footer (depth first, NumChildren
 // giving the shape) and returns its leaf columns in order.
 func leaves(schema []format.SchemaElement) ([]leafInfo, error) {
