@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -186,5 +188,34 @@ func TestFillMissingColumnsByID(t *testing.T) {
 	last := md.Schema[len(md.Schema)-1]
 	if last.Name != "added" || last.FieldID != 7 {
 		t.Errorf("filled column %q with field id %d, want added with 7", last.Name, last.FieldID)
+	}
+}
+
+// TestFillRefusedPastItsMemory: a file of 5,000 one-row groups in a table
+// of 300 columns it lacks is refused, not filled: each filled column chunk
+// costs about fillChunkBytes (this 1 MB file took 7 GB to fill).
+func TestFillRefusedPastItsMemory(t *testing.T) {
+	groups := make([]int, 5000)
+	for i := range groups {
+		groups[i] = 1
+	}
+	type idOnly struct {
+		ID int64 `parquet:"id"`
+	}
+	data := writeRowGroups(t, func(i int64) idOnly { return idOnly{i} }, groups)
+	rn := &Rename{Key: "wide", FillMissing: true, Columns: []Column{{Name: "id", Physical: "id", Fill: &LeafType{Kind: LongType}}}}
+	for k := range 300 {
+		name := fmt.Sprintf("c%d", k)
+		rn.Columns = append(rn.Columns, Column{Name: name, Physical: name, Fill: &LeafType{Kind: LongType}})
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Build(context.Background(), &bytesSource{data: data}, int64(len(data)), nil, BuildOptions{Rename: rn})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), "filling 300 columns in 5000 row groups") {
+		t.Fatalf("err = %v, want the fill refused", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+		t.Errorf("refusing took %d MB", grew>>20)
 	}
 }
