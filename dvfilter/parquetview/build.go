@@ -144,6 +144,9 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	if vec.Cardinality() == 0 && opts.Rename != nil && widen == nil && int96 == nil {
 		return renamedView(ctx, src, md, size, dataEnd, opts.Rename)
 	}
+	if err := disjointChunks(md, dataEnd); err != nil { // row groups are rebuilt from here on
+		return nil, err
+	}
 	if int96 != nil {
 		if lv, err = leaves(md.Schema); err != nil {
 			return nil, err

@@ -357,6 +357,14 @@ func TestBuildErrors(t *testing.T) {
 		t.Fatalf("a column chunk of %d bytes cannot hold the header", cm.TotalCompressedSize)
 	}
 	copy(deepPage[cm.DataPageOffset:], append([]byte{0xfc}, bytes.Repeat([]byte{0x1c}, 100)...))
+	md.RowGroups = append(md.RowGroups, md.RowGroups[0]) // its column chunks listed twice
+	md.NumRows += md.RowGroups[0].NumRows
+	twice, err := thrift.Marshal(new(thrift.CompactProtocol), md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sharing := append(slices.Clone(good[:len(good)-8-int(binary.LittleEndian.Uint32(good[len(good)-8:]))]), twice...)
+	sharing = append(binary.LittleEndian.AppendUint32(sharing, uint32(len(twice))), "PAR1"...)
 	cases := []struct {
 		name string
 		data []byte
@@ -374,6 +382,7 @@ func TestBuildErrors(t *testing.T) {
 		// Footers parquet-go's decoder would die of (thriftcheck).
 		{"a footer claiming 2^31 schema elements", hugeList, int64(len(hugeList)), dvfilter.NewVector(1), ErrParquet, "claims 2147483647 elements"},
 		{"a footer nesting structs 100,000 deep", deepFooter, int64(len(deepFooter)), dvfilter.NewVector(1), ErrParquet, "nest more than 64 deep"},
+		{"row groups sharing their column chunks", sharing, int64(len(sharing)), dvfilter.NewVector(1), ErrParquet, "share bytes"},
 		{"a page header nesting structs 100 deep", deepPage, int64(len(deepPage)), dvfilter.NewVector(1), ErrParquet, "nest more than 64 deep"},
 	}
 	for _, c := range cases {
