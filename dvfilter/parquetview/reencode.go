@@ -374,6 +374,8 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 	defer r.Close()
 	buf := make([]parquet.Value, 4096)
 	var pending []parquet.Value // kept values not written yet; may end inside a row
+	start := 0                  // where the last row in pending starts
+	copies := 0                 // pending's first values already copied out of the reader's buffers
 	row := first - 1
 	drop := false
 	for {
@@ -398,6 +400,9 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 						return 0, 0, err
 					}
 				}
+				if v.RepetitionLevel() == 0 {
+					start = len(pending)
+				}
 				pending = append(pending, v)
 			}
 		}
@@ -409,10 +414,7 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 		// the next batch (a row must not span two pages).
 		cut := len(pending)
 		if !eof {
-			for cut > 0 && pending[cut-1].RepetitionLevel() != 0 {
-				cut--
-			}
-			cut = max(cut-1, 0)
+			cut = min(start, cut)
 		}
 		if cut > 0 {
 			if _, err := dst.WriteRowValues(pending[:cut]); err != nil {
@@ -420,12 +422,15 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 			}
 		}
 		// The held-back values point into the reader's buffers, which the
-		// next read reuses: keep copies.
-		rest := pending[cut:]
-		pending = pending[:0]
-		for _, v := range rest {
-			pending = append(pending, v.Clone())
+		// next read reuses: keep copies, each made once (a row of millions
+		// of values, held back batch after batch, was copied whole at each:
+		// hours for 2^26 values).
+		held := copy(pending, pending[cut:])
+		pending = pending[:held]
+		for i := max(copies-cut, 0); i < held; i++ {
+			pending[i] = pending[i].Clone()
 		}
+		copies, start = held, start-cut
 		if eof {
 			return row - first + 1, kept, nil
 		}

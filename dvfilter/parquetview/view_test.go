@@ -449,3 +449,33 @@ func TestBuildDeterministic(t *testing.T) {
 		prev = data
 	}
 }
+
+// TestRowsLongerThanABatch: rows of a repeated column holding thousands of
+// values each, more than a batch of the re-encoder, keep every value when
+// the rows around them are deleted.
+func TestRowsLongerThanABatch(t *testing.T) {
+	mk := func(i int64) viewRow {
+		r := mkRow(i)
+		r.Tags = nil
+		for k := range []int{3, 10_000, 1, 9_000, 4_097}[i] {
+			r.Tags = append(r.Tags, fmt.Sprint(i, "-", k))
+		}
+		return r
+	}
+	data := writeRowGroups(t, mk, []int{5})
+	src := &bytesSource{data: data}
+	v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(0, 2), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := readRows(t, materialize(t, v, src))
+	want := []viewRow{mk(1), mk(3), mk(4)}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(rows[i].Tags, want[i].Tags) || rows[i].ID != want[i].ID {
+			t.Errorf("row %d: id %d with %d tags, want id %d with %d", i, rows[i].ID, len(rows[i].Tags), want[i].ID, len(want[i].Tags))
+		}
+	}
+}
