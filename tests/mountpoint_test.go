@@ -14,7 +14,8 @@ import (
 
 // TestMountPointSafety runs the binary against mount points a mount would
 // make a mess of: each is refused with one line saying what to do, and
-// nothing is mounted. A non-empty directory is accepted with --nonempty;
+// nothing is mounted (a folder holding the table, one inside another
+// deltafs mount, too). A non-empty directory is accepted with --nonempty;
 // a second mount of a live mount point names the first one's pid (and
 // leaves it serving); a dead mount after kill -9 says how to clear it.
 func TestMountPointSafety(t *testing.T) {
@@ -56,10 +57,12 @@ func TestMountPointSafety(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused(link, "lies inside the table", "--nonempty")
+	refused(filepath.Dir(table), "holds the table", "--nonempty")
 
 	p := startMount(t, bin, table, full, "--nonempty", "--refresh=-1s")
 	p.ready(t)
 	refused(full, fmt.Sprintf("already mounted by deltafs (pid %d)", p.cmd.Process.Pid))
+	refused(filepath.Join(full, "latest"), "lies inside the deltafs mount "+full, "--nonempty")
 	if _, err := os.Stat(filepath.Join(full, "latest", "part-0.parquet")); err != nil {
 		t.Errorf("the first mount stopped serving: %v", err)
 	}

@@ -16,8 +16,9 @@ import (
 // checkMountpoint refuses a mount point that a mount would make a mess of:
 // one that is not a directory, a dead mount left by a process that died,
 // a live mount (deltafs's or another), a directory with files in it
-// (unless nonempty: they would be hidden while mounted), or one inside a
-// local table's own folder (the table would hide itself).
+// (unless nonempty: they would be hidden while mounted), one inside a
+// local table's own folder or holding it (the table would hide itself),
+// or one inside another deltafs mount (read-only).
 func checkMountpoint(dir, location string, nonempty bool) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -48,6 +49,11 @@ func checkMountpoint(dir, location string, nonempty bool) error {
 	}
 	if root := localRoot(location); root != "" && (abs == root || strings.HasPrefix(abs, root+"/")) {
 		return fmt.Errorf("mountpoint %s lies inside the table %s: the mount would hide the table from itself", dir, root)
+	} else if root != "" && (abs == "/" || strings.HasPrefix(root, abs+"/")) {
+		return fmt.Errorf("mountpoint %s holds the table %s: the mount would hide the table from itself", dir, root)
+	}
+	if outer, ok := deltafsMountAbove(abs); ok {
+		return fmt.Errorf("mountpoint %s lies inside the deltafs mount %s, which is read-only: use a directory elsewhere", dir, outer)
 	}
 	if !nonempty {
 		entries, err := os.ReadDir(abs)
@@ -86,9 +92,31 @@ func localRoot(location string) string {
 // mountedAt reports whether path is a mount point, and its file system
 // type, from /proc/self/mountinfo.
 func mountedAt(path string) (fstype string, ok bool) {
+	eachMount(func(mountpoint, t string) {
+		if mountpoint == path {
+			fstype, ok = t, true // the last one listed is the one on top
+		}
+	})
+	return fstype, ok
+}
+
+// deltafsMountAbove returns the deltafs mount a path lies inside, if any
+// (the innermost one; a mount point of its own is mountedAt's).
+func deltafsMountAbove(path string) (outer string, ok bool) {
+	eachMount(func(mountpoint, fstype string) {
+		if strings.HasPrefix(path, strings.TrimSuffix(mountpoint, "/")+"/") && len(mountpoint) > len(outer) {
+			outer, ok = mountpoint, strings.Contains(fstype, "deltafs")
+		}
+	})
+	return outer, ok
+}
+
+// eachMount calls fn with each mount point listed in /proc/self/mountinfo
+// and its file system type, in the order listed.
+func eachMount(fn func(mountpoint, fstype string)) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
-		return "", false
+		return
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -96,17 +124,17 @@ func mountedAt(path string) (fstype string, ok bool) {
 	for sc.Scan() {
 		// id parent major:minor root mountpoint options ... - fstype source superopts
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 5 || unescapeMountinfo(fields[4]) != path {
+		if len(fields) < 5 {
 			continue
 		}
+		fstype := ""
 		for i, f := range fields {
 			if f == "-" && i+1 < len(fields) {
 				fstype = fields[i+1]
 			}
 		}
-		ok = true // the last one listed is the one on top
+		fn(unescapeMountinfo(fields[4]), fstype)
 	}
-	return fstype, ok
 }
 
 // unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space).
