@@ -18,7 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltafs/deltafs/dvfilter"
-	"github.com/deltafs/deltafs/dvfilter/parquetview/thriftcheck"
+	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
 // viewRow has columns out of alphabetical order, an optional column and a
@@ -403,24 +403,10 @@ func TestBuildErrors(t *testing.T) {
 // claim 2^27 values, for a page of 100, is refused before any decoder
 // allocates them (parquet-go's did, 2^31 of them in 6 bytes: fatal).
 func TestBuildRefusesLevelsClaimingTooMuch(t *testing.T) {
-	data := writeGroups(t, &parquet.Uncompressed, 100)
-	md, _, err := readFooter(context.Background(), &bytesSource{data: data}, int64(len(data)))
+	data, err := deltagen.OverclaimLevels(writeGroups(t, &parquet.Uncompressed, 100), 2) // score, optional
 	if err != nil {
 		t.Fatal(err)
 	}
-	off := md.RowGroups[0].Columns[2].MetaData.DataPageOffset // score, optional
-	hn, _, err := thriftcheck.Struct(data[off:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h format.PageHeader
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[off:off+int64(hn)], &h); err != nil {
-		t.Fatal(err)
-	}
-	if !h.DataPageHeaderV2.Valid || h.DataPageHeaderV2.V.DefinitionLevelsByteLength < 5 {
-		t.Fatalf("page %+v: want a v2 page with 5 bytes of levels or more", h)
-	}
-	copy(data[off+int64(hn):], binary.AppendUvarint(nil, 1<<28)) // an RLE run of 2^27
 	_, err = Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(1), BuildOptions{})
 	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), "a run claims 134217728 values") {
 		t.Fatalf("err = %v, want the run refused", err)

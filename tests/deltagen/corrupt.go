@@ -2,6 +2,7 @@ package deltagen
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"hash/crc32"
 
@@ -67,4 +68,29 @@ func ZstdBomb(blocks int) []byte {
 		f = append(f, byte(h), byte(h>>8), byte(h>>16), 0)
 	}
 	return f
+}
+
+// OverclaimLevels returns a copy of a Parquet file whose first data page
+// of column col in its first row group, a v2 page of an optional column
+// with five bytes of definition levels or more, has them begin with an
+// RLE run claiming 2^27 values: what parquet-go's level decoder would
+// allocate on trust.
+func OverclaimLevels(data []byte, col int) ([]byte, error) {
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	off := f.Metadata().RowGroups[0].Columns[col].MetaData.DataPageOffset
+	r := bytes.NewReader(data[off:])
+	var h format.PageHeader
+	if err := thrift.NewDecoder(new(thrift.CompactProtocol).NewReader(r)).Decode(&h); err != nil {
+		return nil, err
+	}
+	if !h.DataPageHeaderV2.Valid || h.DataPageHeaderV2.V.DefinitionLevelsByteLength < 5 {
+		return nil, errors.New("not a v2 page with five bytes of definition levels")
+	}
+	out := bytes.Clone(data)
+	levels := off + int64(len(data[off:])-r.Len())
+	copy(out[levels:], binary.AppendUvarint(nil, 1<<28)) // a run (low bit 0) of 2^27
+	return out, nil
 }
