@@ -3,6 +3,8 @@ package parquetview
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,6 +64,25 @@ func (re *reencoder) plainGroup(i int) (parquet.RowGroup, error) {
 	if err != nil {
 		buf.close()
 		return nil, fmt.Errorf("LZ4 (Hadoop's framing) for parquet-go: open the copy: %v: %w", err, ErrParquet)
+	}
+	// The copy's pages, stored uncompressed now, are checked for what
+	// their levels and values claim, as the source's would be.
+	src := RangeReaderFunc(func(_ context.Context, off, n int64) ([]byte, error) {
+		b := make([]byte, n)
+		if _, err := ra.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return b, nil
+	})
+	footer, err := footerBytes(re.ctx, src, size)
+	for j := range pf.Metadata().RowGroups[0].Columns {
+		if err == nil {
+			err = checkChunkPages(re.ctx, src, pf, 0, j, footer.start)
+		}
+	}
+	if err != nil {
+		buf.close()
+		return nil, err
 	}
 	re.plain = &plainCopy{group: i, rg: pf.RowGroups()[0], buf: buf}
 	return re.plain.rg, nil
