@@ -151,8 +151,11 @@ func chunkRanges(f *parquet.File, cols *columns, size int64) ([]chunkRange, erro
 		}
 		for _, col := range cols.all() {
 			md := rg.Columns[col.Index()].MetaData
+			// The pages parquet-go reads: from the dictionary page's offset
+			// when there is one, wherever it lies (before or after the
+			// data page offset), so the pages checked are those it reads.
 			start := md.DataPageOffset
-			if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+			if md.DictionaryPageOffset != 0 {
 				start = md.DictionaryPageOffset
 			}
 			n := md.TotalCompressedSize
