@@ -2,10 +2,12 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/binary"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -44,12 +46,46 @@ func TestChunkCheckedFromTheDictionaryOffset(t *testing.T) {
 	p1.Body = append(p1.Body, make([]byte, 64)...) // longer than p2: the chunk holds p2 whole
 	p1.H.CompressedPageSize = int32(len(p1.Body))
 	p1.H.UncompressedPageSize = int32(len(p1.Body))
-	pages[0][0] = []craftPage{p1, p2}
-	hb, _ := thrift.Marshal(new(thrift.CompactProtocol), &p1.H)
-	p1len := int64(len(hb) + len(p1.Body))
+	p1len, p2len := craftLen(p1), craftLen(p2)
+	// Then a page filling the chunk up to p1len bytes from p2: no
+	// column chunk overlaps another.
+	pad := p1
+	for n := p1len - p2len; ; n-- {
+		craftV2(&pad, nil, make([]byte, n), format.Plain, 0)
+		if craftLen(pad)+p2len == p1len {
+			break
+		}
+	}
+	pages[0][0] = []craftPage{p1, p2, pad}
 	readRefused(t, craftJoin(md, pages, func(md *format.FileMetaData) {
 		m := &md.RowGroups[0].Columns[0].MetaData
 		m.DictionaryPageOffset = m.DataPageOffset + p1len
 		m.TotalCompressedSize = p1len
 	}), "claims 2147483647 values")
+}
+
+// craftLen is the bytes a page takes in its chunk, header included.
+func craftLen(p craftPage) int64 {
+	hb, err := thrift.Marshal(new(thrift.CompactProtocol), &p.H)
+	if err != nil {
+		panic(err)
+	}
+	return int64(len(hb) + len(p.Body))
+}
+
+// A column whose row groups disagree on its codec is refused: parquet-go
+// decodes every row group's pages of a column with the codec of the
+// first row group's chunk. A second row group claiming UNCOMPRESSED,
+// whose page is a Snappy block claiming 4 GiB, was checked as
+// uncompressed and decoded as Snappy: 4 GiB allocated.
+func TestCodecOfOtherRowGroupsIsRefused(t *testing.T) {
+	rows := []addRow{{Add: &smallAdd{Path: "a.parquet", Size: 1}}, {Add: &smallAdd{Path: "b.parquet", Size: 2}}}
+	md, pages := craftFile(t, rows, true, parquet.Compression(&parquet.Snappy))
+	p := &pages[1][0][len(pages[1][0])-1]
+	bomb := append(binary.AppendUvarint(nil, 0xfffffff0), 0, 0, 0, 0) // a Snappy block claiming 4 GiB
+	craftV2(p, craftRLE(1, 1), bomb, p.H.DataPageHeaderV2.V.Encoding, 1)
+	p.H.DataPageHeaderV2.V.IsCompressed.Set(true)
+	readRefused(t, craftJoin(md, pages, func(md *format.FileMetaData) {
+		md.RowGroups[1].Columns[0].MetaData.Codec = format.Uncompressed
+	}), "row group 0 with SNAPPY")
 }

@@ -138,50 +138,6 @@ func (pf *parquetFile) sidecars() ([]action.Sidecar, error) {
 	return out, nil
 }
 
-// chunkRanges lists the byte ranges of the needed column chunks and checks that each lies inside the file and decodes to a sane size: the
-// footer is input like any other.
-func chunkRanges(f *parquet.File, cols *columns, size int64) ([]chunkRange, error) {
-	var ranges []chunkRange
-	for i, rg := range f.Metadata().RowGroups {
-		if rg.NumRows == 0 {
-			continue // an empty row group (pyarrow writes its chunks at offset 0) holds nothing to read
-		}
-		if len(rg.Columns) != len(f.Metadata().Schema)-1 && len(rg.Columns) <= maxColumnIndex(cols) {
-			return nil, fmt.Errorf("row group %d has %d columns", i, len(rg.Columns))
-		}
-		for _, col := range cols.all() {
-			md := rg.Columns[col.Index()].MetaData
-			// The pages parquet-go reads: from the dictionary page's offset
-			// when there is one, wherever it lies (before or after the
-			// data page offset), so the pages checked are those it reads.
-			start := md.DataPageOffset
-			if md.DictionaryPageOffset != 0 {
-				start = md.DictionaryPageOffset
-			}
-			n := md.TotalCompressedSize
-			if start < 4 || n <= 0 || start > size || n > size-start {
-				return nil, fmt.Errorf("row group %d: column %v lies outside the file", i, col.Path())
-			}
-			if md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxExpansion*n+1<<20 {
-				return nil, fmt.Errorf("row group %d: column %v claims %d bytes from %d", i, col.Path(), md.TotalUncompressedSize, n)
-			}
-			ranges = append(ranges, chunkRange{rg: i, col: col, off: start, n: n, codec: md.Codec})
-		}
-	}
-	return ranges, nil
-}
-
-// maxExpansion bounds how much a column chunk may grow when decompressed.
-const maxExpansion = 1000
-
-func maxColumnIndex(cols *columns) int {
-	m := 0
-	for _, c := range cols.all() {
-		m = max(m, c.Index())
-	}
-	return m
-}
-
 // recovered runs fn and turns a panic in it into an error. parquet-go
 // panics on some malformed files (FuzzReadParquet found a footer that
 // slices out of range), and a panic in one of the reader's goroutines
