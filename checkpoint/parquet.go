@@ -42,7 +42,8 @@ func fetchParquet(ctx context.Context, st Storage, p Part, details Detail) (*par
 // the file (parquet-go allocates the length it reads before reading, so a
 // 12-byte file could make it allocate 4 GiB), or whose footer parquet-go
 // could not decode safely (thriftcheck: a list of 2^31 structs claimed in
-// 9 bytes, structs nested without end).
+// 9 bytes, structs nested without end) or whose schema parquet-go could
+// not build safely (checkSchema).
 func checkFooter(f io.ReaderAt, size int64) error {
 	var trailer [8]byte // footer length, little-endian, then the magic
 	if _, err := f.ReadAt(trailer[:], size-8); err != nil {
@@ -56,8 +57,10 @@ func checkFooter(f io.ReaderAt, size int64) error {
 	if _, err := f.ReadAt(footer, size-8-n); err != nil {
 		return err
 	}
-	_, err := thriftcheck.Footer(footer)
-	return err
+	if _, err := thriftcheck.Footer(footer); err != nil {
+		return err
+	}
+	return checkSchema(footer)
 }
 
 func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (*parquetFile, error) {
