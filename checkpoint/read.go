@@ -89,11 +89,20 @@ func Fetch(ctx context.Context, st Storage, cp Checkpoint, details Detail) (*Fet
 		}
 	}
 	var sidecars []Part
+	named := make(map[string]bool, len(actions))
 	for i := range actions {
 		p, err := sidecarPart(&actions[i])
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint %d: %w", cp.Version, err)
 		}
+		// A checkpoint lists each file action once, and sidecars have
+		// unique names (PROTOCOL.md): one named twice would count its
+		// files twice. (A JSON checkpoint naming a 2 MB sidecar 3,000
+		// times had it fetched 3,000 times at once: out of memory.)
+		if named[p.Key] {
+			return nil, fmt.Errorf("checkpoint %d: sidecar %s is named more than once", cp.Version, p.Key)
+		}
+		named[p.Key] = true
 		sidecars = append(sidecars, p)
 	}
 	side, err := fetchAll(ctx, st, sidecars, details)
@@ -132,15 +141,22 @@ func (f *Fetched) Decode(ctx context.Context, opts Options) (*Result, error) {
 	return decodeParquets(ctx, head, f.parquets, opts)
 }
 
-// fetchAll fetches Parquet files in parallel.
+// maxFetches bounds the Parquet files fetched at once: a checkpoint may
+// have thousands of parts or sidecars, and each holds buffers while its
+// columns are fetched and checked.
+const maxFetches = 16
+
+// fetchAll fetches Parquet files in parallel, maxFetches at a time.
 func fetchAll(ctx context.Context, st Storage, parts []Part, details Detail) ([]*parquetFile, error) {
 	out := make([]*parquetFile, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxFetches)
 	for i, p := range parts {
 		wg.Add(1)
+		slots <- struct{}{}
 		go func() {
-			defer wg.Done()
+			defer func() { <-slots; wg.Done() }()
 			out[i], errs[i] = fetchParquet(ctx, st, p, details)
 		}()
 	}
