@@ -36,6 +36,10 @@ type leaf struct {
 	// dictionary-encoded column allocates one string per distinct value.
 	dict     parquet.Dictionary
 	dictStrs []string
+	// dictStats holds, for a stats column (numRecords), what each
+	// dictionary string parsed to, once parsed: a stats string shared by
+	// many rows is parsed once, not once a row.
+	dictStats []parsedStats
 	// codes holds, while every page so far was dictionary-encoded with one
 	// dictionary, each value's dictionary index: equal codes are equal
 	// values, which makes partition interning a lookup of small numbers.
@@ -361,7 +365,9 @@ func (l *leaf) addDictStrings(strs []string, indexes []int32) error {
 			return fmt.Errorf("dictionary index %d out of range", i)
 		}
 		if l.numRecords {
-			l.addStats([]byte(strs[i]))
+			p := l.dictParsed(i)
+			l.ints = append(l.ints, p.records)
+			l.sets = append(l.sets, p.counted)
 		} else {
 			l.strs = append(l.strs, strs[i])
 			if l.codesValid {
@@ -383,7 +389,7 @@ func (l *leaf) dictionary(d parquet.Dictionary) []string {
 	}
 	values := d.Page().Data()
 	data, offs := values.ByteArray()
-	l.dict, l.dictStrs = d, make([]string, 0, max(len(offs)-1, 0))
+	l.dict, l.dictStrs, l.dictStats = d, make([]string, 0, max(len(offs)-1, 0)), nil
 	for i := 0; i+1 < len(offs); i++ {
 		l.dictStrs = append(l.dictStrs, string(data[offs[i]:offs[i+1]]))
 	}
@@ -415,6 +421,28 @@ func (l *leaf) addBooleans(page parquet.Page) error {
 			return nil
 		}
 	}
+}
+
+// parsedStats is what a stats JSON value says: its numRecords and the
+// columns it counts nulls of (interned: shared, never changed).
+type parsedStats struct {
+	records int64
+	counted *action.ColumnSet
+	done    bool
+}
+
+// dictParsed returns what dictionary string i of a stats column parses
+// to, parsing it the first time.
+func (l *leaf) dictParsed(i int32) parsedStats {
+	if l.dictStats == nil {
+		l.dictStats = make([]parsedStats, len(l.dictStrs))
+	}
+	p := &l.dictStats[i]
+	if !p.done {
+		stats := []byte(l.dictStrs[i])
+		*p = parsedStats{records: action.NumRecords(stats), counted: action.NullCounted(stats), done: true}
+	}
+	return *p
 }
 
 // addStats appends what a stats JSON value says: its numRecords and the
