@@ -85,6 +85,9 @@ func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRows(f.Metadata(), p.Size); err != nil {
+		return nil, err
+	}
 	if usesHadoopLZ4(f.Metadata()) {
 		return fetchUncompressedLZ4(ctx, st, sf, p, f, details)
 	}
@@ -107,6 +110,9 @@ func fetchParquetFile(ctx context.Context, st Storage, p Part, details Detail) (
 	}
 	pages, err := checkChunks(sf, chunks)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkValues(f.Metadata(), sf, chunks, pages); err != nil {
 		return nil, err
 	}
 	return &parquetFile{key: p.Key, file: f, cols: cols, sf: sf, pages: pages}, nil
