@@ -338,6 +338,12 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	if err != nil {
 		return err
 	}
+	if err := awaitServing(ctx, dir); err != nil {
+		if uerr := srv.Unmount(); uerr != nil {
+			_ = lazyUnmount(dir)
+		}
+		return err
+	}
 	fmt.Fprintf(stdout, "ready: %s mounted at %s: version %d%s, %d live files, in %v\n",
 		location, dir, snap.Version, pinned, len(snap.Files), time.Since(start).Round(time.Millisecond))
 	done := make(chan struct{})
