@@ -9,9 +9,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/signal"
 	"syscall"
 
+	"github.com/deltafs/deltafs/cmd/deltafs/internal/stopsignal"
 	"golang.org/x/sys/unix"
 )
 
@@ -70,15 +70,15 @@ func (s stopped) Error() string { return "stopped by " + unix.SignalName(s.sig) 
 
 // stopOnSignal returns a context that SIGINT, SIGTERM or SIGHUP (a mount
 // whose terminal closes unmounts cleanly) ends, with the signal as its
-// cause. Later signals are ignored: a mount being unmounted finishes.
+// cause. stopsignal caught them since before main ran, so one sent at
+// start is not lost. Later signals are ignored: a mount being unmounted
+// finishes.
 func stopOnSignal() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
-		sig := <-sigs
+		sig := <-stopsignal.C
 		cancel(stopped{sig.(syscall.Signal)})
-		for range sigs {
+		for range stopsignal.C {
 		}
 	}()
 	return ctx

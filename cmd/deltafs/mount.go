@@ -334,6 +334,11 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	}
 	defer closeElsewhere()
 	table := fs.StoreTable{Table: t, Store: st, Elsewhere: storage.Elsewhere}
+	if ctx.Err() != nil {
+		// A signal while the table was opened: do not mount only to
+		// unmount (exit 128+N, nothing mounted).
+		return context.Cause(ctx)
+	}
 	srv, err := fs.Mount(ctx, dir, table, opts)
 	if err != nil {
 		return err
