@@ -23,13 +23,14 @@ type Retry struct {
 	// Silence is how long a try may hear nothing from the store (no
 	// answer, or a body that stopped), or under 1 KiB a second of it (a
 	// body that trickles), before it is abandoned and retried; zero means
-	// a minute (silence.go).
+	// a minute. A try whose answer has not begun is abandoned after 20 s
+	// where Silence is longer (silence.go: firstAnswer).
 	Silence time.Duration
 }
 
 // DefaultRetry rides out a server restart of a few seconds: six tries over
 // about three seconds, then the error; a try the store leaves without a
-// byte for a minute is abandoned.
+// byte for a minute (without an answer begun, 20 s) is abandoned.
 var DefaultRetry = Retry{Attempts: 6, Backoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second, Silence: defaultSilence}
 
 // WithRetry replaces DefaultRetry.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptrace"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,6 +18,14 @@ const defaultSilence = time.Minute
 // for its store to count as heard: a store that sends a byte now and then
 // (curl's --speed-limit, in effect) is as stuck as a silent one.
 const trickleFloor = 1 << 10
+
+// firstAnswer bounds the wait for the first byte of an answer (its status
+// line) where the silence bound is longer. A store that has sent nothing
+// at all (a listener that accepts and hangs, a dead host behind a live
+// proxy) is likely gone, and at a minute a try, six tries took six minutes
+// to say so; a store that is only slow answers its headers in seconds and
+// is slow in its body, which keeps the full bound.
+const firstAnswer = 20 * time.Second
 
 // errSilent is a try abandoned because the store went quiet: always retried.
 var errSilent = errors.New("the store went silent")
@@ -33,6 +43,9 @@ type try struct {
 	silence time.Duration
 	floor   int // bytes that restart the silence bound
 	heard   int // bytes since it last started
+	// answered: an HTTP answer has begun (httptrace), so the bound is
+	// silence, no longer firstAnswer.
+	answered atomic.Bool
 }
 
 func (s *Store) startTry(ctx context.Context) *try {
@@ -45,8 +58,16 @@ func (s *Store) startTry(ctx context.Context) *try {
 	}
 	t.floor = max(int(t.silence.Seconds()*trickleFloor), 1)
 	t.ctx, t.cancel = context.WithCancelCause(ctx)
-	t.timer = time.AfterFunc(t.silence, func() { t.cancel(errSilent) })
+	t.timer = time.AfterFunc(min(t.silence, firstAnswer), func() { t.cancel(errSilent) })
+	t.ctx = httptrace.WithClientTrace(t.ctx, &httptrace.ClientTrace{GotFirstResponseByte: t.heardAnswer})
 	return t
+}
+
+// heardAnswer gives a try whose answer has begun the full silence bound.
+func (t *try) heardAnswer() {
+	if !t.answered.Swap(true) {
+		t.timer.Reset(t.silence)
+	}
 }
 
 // body returns r, whose bytes restart the silence bound once they amount
@@ -65,7 +86,11 @@ func (t *try) end(err error) error {
 	}
 	t.timer.Stop()
 	if err != nil && context.Cause(t.ctx) == errSilent {
-		err = fmt.Errorf("%w (under %d bytes in %v), the try was abandoned", errSilent, t.floor, t.silence)
+		if t.answered.Load() {
+			err = fmt.Errorf("%w (under %d bytes in %v), the try was abandoned", errSilent, t.floor, t.silence)
+		} else {
+			err = fmt.Errorf("%w (no answer in %v), the try was abandoned", errSilent, min(t.silence, firstAnswer))
+		}
 	}
 	t.cancel(nil)
 	return err

@@ -59,8 +59,9 @@ func TestCommandsStopOnSignalWhileStorageHangs(t *testing.T) {
 			}
 			sent := time.Now()
 			cmd.Process.Signal(c.sig)
-			// The client gives up on a silent server after a minute: well
-			// before that, or the signal did not cancel the request.
+			// A try that hears no answer is abandoned after 20 s, and
+			// tried again: well before the end of six, or the signal did
+			// not cancel the request.
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			select {

@@ -73,7 +73,7 @@ func (c *versionChoice) resolve(ctx context.Context, t *versions.Table, stderr i
 
 // snapshot opens the table at location and builds the chosen version.
 func (c *versionChoice) snapshot(ctx context.Context, location string, stderr io.Writer) (*replay.Snapshot, error) {
-	t, err := openTable(ctx, location)
+	t, err := openTable(ctx, location, stderr)
 	if err != nil {
 		return nil, err
 	}

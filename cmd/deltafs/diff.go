@@ -43,7 +43,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args, "TABLE A B (each a version or an instant)", 3, 3, stdout, stderr); err != nil {
 		return err
 	}
-	t, err := openTable(ctx, fs.Arg(0))
+	t, err := openTable(ctx, fs.Arg(0), stderr)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	var served [2]map[*replay.File]*layout.Entry
 	if *asJSON {
-		elsewhere, closeElsewhere, err := external.storage(ctx, nil)
+		elsewhere, closeElsewhere, err := external.storage(ctx, nil, retryLog(stderr))
 		if err != nil {
 			return err
 		}

@@ -101,7 +101,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	if !fs.Changed("latency") && isLocal(fs.Arg(0)) {
 		*latency = localLatency
 	}
-	r, err := diagnose(ctx, fs.Arg(0), *latency, *checkData, external)
+	r, err := diagnose(ctx, fs.Arg(0), *latency, *checkData, external, stderr)
 	if err != nil {
 		return err
 	}
@@ -143,8 +143,8 @@ func isLocal(location string) bool {
 }
 
 // diagnose opens the table cold, measuring the cost, and inspects it.
-func diagnose(ctx context.Context, location string, latency time.Duration, checkData bool, external externalFlag) (*doctorReport, error) {
-	st, err := blobstore.Open(ctx, location, blobstore.WithLatency(latency))
+func diagnose(ctx context.Context, location string, latency time.Duration, checkData bool, external externalFlag, stderr io.Writer) (*doctorReport, error) {
+	st, err := blobstore.Open(ctx, location, blobstore.WithLatency(latency), retryLog(stderr))
 	if err != nil {
 		return nil, err
 	}
@@ -200,12 +200,12 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 	}
 	if checkData {
 		// The data files through a store without the injected latency.
-		plain, err := blobstore.Open(ctx, location)
+		plain, err := blobstore.Open(ctx, location, retryLog(stderr))
 		if err != nil {
 			return nil, err
 		}
 		defer plain.Close()
-		storage, closeElsewhere, err := external.storage(ctx, plain)
+		storage, closeElsewhere, err := external.storage(ctx, plain, retryLog(stderr))
 		if err != nil {
 			return nil, err
 		}

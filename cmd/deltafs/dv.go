@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 
 	"github.com/deltafs/deltafs/blobstore"
@@ -26,9 +27,9 @@ const sizesAhead = 64
 
 // newServedSizes opens the table at location for the sizes of files,
 // and of those outside it under elsewhere (set order before asking for
-// them).
-func newServedSizes(ctx context.Context, location string, elsewhere []*blobstore.Store) (*servedSizes, error) {
-	st, err := blobstore.Open(ctx, location)
+// them); retries are logged on stderr.
+func newServedSizes(ctx context.Context, location string, elsewhere []*blobstore.Store, stderr io.Writer) (*servedSizes, error) {
+	st, err := blobstore.Open(ctx, location, retryLog(stderr))
 	if err != nil {
 		return nil, err
 	}

@@ -19,9 +19,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// openTable opens the table at location.
-func openTable(ctx context.Context, location string) (*versions.Table, error) {
-	st, err := blobstore.Open(ctx, location)
+// openTable opens the table at location, logging retries on stderr.
+func openTable(ctx context.Context, location string, stderr io.Writer) (*versions.Table, error) {
+	st, err := blobstore.Open(ctx, location, retryLog(stderr))
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func runVersions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
 		return err
 	}
-	t, err := openTable(ctx, fs.Arg(0))
+	t, err := openTable(ctx, fs.Arg(0), stderr)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	elsewhere, closeElsewhere, err := external.storage(ctx, nil)
+	elsewhere, closeElsewhere, err := external.storage(ctx, nil, retryLog(stderr))
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if lay.StatsUnsure() {
 		// The files lacking columns their stats do not count: their
 		// footers tell, as a mount's (layout.Version.FindUncounted).
-		if served, err = newServedSizes(ctx, fs.Arg(0), elsewhere.Elsewhere); err != nil {
+		if served, err = newServedSizes(ctx, fs.Arg(0), elsewhere.Elsewhere, stderr); err != nil {
 			return err
 		}
 		defer served.Close()
@@ -152,7 +152,7 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(resized) > 0 && served == nil {
-		if served, err = newServedSizes(ctx, fs.Arg(0), elsewhere.Elsewhere); err != nil {
+		if served, err = newServedSizes(ctx, fs.Arg(0), elsewhere.Elsewhere, stderr); err != nil {
 			return err
 		}
 		defer served.Close()
@@ -215,7 +215,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args, "TABLE", 1, 1, stdout, stderr); err != nil {
 		return err
 	}
-	t, err := openTable(ctx, fs.Arg(0))
+	t, err := openTable(ctx, fs.Arg(0), stderr)
 	if err != nil {
 		return err
 	}
