@@ -83,17 +83,25 @@ func (c *versionChoice) snapshot(ctx context.Context, location string, stderr io
 	}
 	snap, err := t.Snapshot(ctx, v)
 	if err != nil && !c.chosen() {
-		return nil, latestBroken(ctx, t, err)
+		return nil, latestBroken(ctx, t, err, readsIt)
 	}
 	return snap, err
 }
 
+// What to do with the newest version that can be rebuilt, said by a
+// command that has --version, and by one that has not (versions: its
+// advice was a flag it refuses).
+const (
+	readsIt   = "--version %d reads it"
+	lsListsIt = "`deltafs ls --version %d` lists its files, `deltafs mount --version %[1]d` mounts it"
+)
+
 // latestBroken adds to why latest cannot be rebuilt the newest version
-// that can, which --version reads.
-func latestBroken(ctx context.Context, t *versions.Table, err error) error {
+// that can, and how to use it: use, a format of the version.
+func latestBroken(ctx context.Context, t *versions.Table, err error, use string) error {
 	n, ok, nerr := t.NewestBuildable(ctx)
 	if nerr != nil || !ok || n >= t.Latest() {
 		return err
 	}
-	return fmt.Errorf("%w (v%d is the newest version that can be rebuilt: --version %d reads it)", err, n, n)
+	return fmt.Errorf("%w (v%d is the newest version that can be rebuilt: %s)", err, n, fmt.Sprintf(use, n))
 }

@@ -500,10 +500,16 @@ func TestDamagedLatestNamesNewestBuildable(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", 2)), []byte("{\"add\": garbage\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range []string{"ls", "versions", "schema"} {
+	// Each names a command that takes the advice: versions has no
+	// --version, and once told to use it.
+	for cmd, want := range map[string]string{
+		"ls":       "(v1 is the newest version that can be rebuilt: --version 1 reads it)",
+		"schema":   "(v1 is the newest version that can be rebuilt: --version 1 reads it)",
+		"versions": "(v1 is the newest version that can be rebuilt: `deltafs ls --version 1` lists its files, `deltafs mount --version 1` mounts it)",
+	} {
 		code, _, errOut := runCLI(cmd, dir)
-		if code != 1 || !strings.Contains(errOut, "(v1 is the newest version that can be rebuilt: --version 1 reads it)") {
-			t.Errorf("%s: exit %d, %q", cmd, code, errOut)
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, %q, want %q", cmd, code, errOut, want)
 		}
 	}
 	if code, out, errOut := runCLI("ls", "--version", "1", dir); code != 0 || out != "part-1.parquet\n" {

@@ -47,7 +47,7 @@ func runVersions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// rebuildable version must build.
 	if len(vs) > 0 {
 		if _, err := t.Snapshot(ctx, vs[len(vs)-1]); err != nil {
-			return latestBroken(ctx, t, err)
+			return latestBroken(ctx, t, err, lsListsIt)
 		}
 	}
 	w := bufio.NewWriter(stdout)

@@ -304,7 +304,7 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	snap, err := t.Snapshot(ctx, v)
 	if err != nil {
 		if !mf.choice.chosen() {
-			err = latestBroken(ctx, t, err)
+			err = latestBroken(ctx, t, err, readsIt)
 		}
 		return err
 	}
