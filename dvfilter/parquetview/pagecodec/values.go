@@ -7,6 +7,8 @@ import (
 
 	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/thriftcheck"
 )
 
 // parquet-go's value and level decoders trust the counts a page's encoded
@@ -98,7 +100,7 @@ func checkDictionary(dh *format.DictionaryPageHeader, full int64, c Column) erro
 	if dh.Encoding != format.Plain && dh.Encoding != format.PlainDictionary {
 		return fmt.Errorf("dictionary page encoded %v", dh.Encoding)
 	}
-	if c.Type == format.FixedLenByteArray && (c.TypeLength < 0 || c.TypeLength > maxTypeLength) {
+	if c.Type == format.FixedLenByteArray && (c.TypeLength < 0 || c.TypeLength > thriftcheck.MaxTypeLength) {
 		return fmt.Errorf("values of %d bytes", c.TypeLength)
 	}
 	n, room := int64(dh.NumValues), full*8 // bits
@@ -120,10 +122,6 @@ func checkDictionary(dh *format.DictionaryPageHeader, full int64, c Column) erro
 	}
 	return nil
 }
-
-// maxTypeLength bounds a FIXED_LEN_BYTE_ARRAY's width: parquet-go sizes
-// buffers from it (a width of 2^31-1 had it allocate 200 GB).
-const maxTypeLength = 1 << 20
 
 // checkV1Levels checks the levels at off in a v1 page's body, prefixed by
 // their length when RLE (BIT_PACKED, deprecated, has no runs to claim
@@ -154,17 +152,17 @@ func checkV1Levels(enc format.Encoding, body *Body, off, maxLevel int, n int64) 
 	return 4 + int(size), checkRuns(runs[off+4:], maxLevel, n)
 }
 
-// lengthPrefixed splits data after the 4-byte little-endian length at its
-// start.
-func lengthPrefixed(data []byte) (runs, rest []byte, err error) {
+// lengthPrefixed returns the runs after the 4-byte little-endian length
+// at data's start.
+func lengthPrefixed(data []byte) ([]byte, error) {
 	if len(data) < 4 {
-		return nil, nil, fmt.Errorf("no length in %d bytes", len(data))
+		return nil, fmt.Errorf("no length in %d bytes", len(data))
 	}
 	size := binary.LittleEndian.Uint32(data)
 	if int64(size) > int64(len(data)-4) {
-		return nil, nil, fmt.Errorf("%d bytes claimed in %d", size, len(data)-4)
+		return nil, fmt.Errorf("%d bytes claimed in %d", size, len(data)-4)
 	}
-	return data[4 : 4+size], data[4+size:], nil
+	return data[4 : 4+size], nil
 }
 
 // checkRuns checks levels of up to maxLevel encoded RLE (runs, no length).
@@ -206,7 +204,7 @@ func checkEncoded(enc format.Encoding, body *Body, off int, n int64) error {
 		}
 		return hybridRuns(data[1:], int(data[0]), n)
 	case format.RLE: // booleans, length-prefixed
-		runs, _, err := lengthPrefixed(data)
+		runs, err := lengthPrefixed(data)
 		if err != nil {
 			return fmt.Errorf("RLE values: %w", err)
 		}
