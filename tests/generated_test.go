@@ -507,6 +507,18 @@ func TestHistoryWithADamagedCommit(t *testing.T) {
 	if !strings.Contains(h[2].Error, "commit 2: line 2") {
 		t.Errorf("v2's error %q does not name the line", h[2].Error)
 	}
+
+	// Junk in the newest commit: the clock (the newest version's) is not
+	// known, so no version has an instant, but history still lists them.
+	mustCommit(t, gen, deltagen.AddFile("part-7.parquet", 10, 1, nil, ""))
+	if err := os.WriteFile(filepath.Join(dir, replay.CommitKey(7)), []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	table, _ = openTable(t, dir)
+	h, err = table.History(context.Background())
+	if err != nil || len(h) != 8 || h[7].Error == "" || h[6].Error != "" || h[6].Instant != nil {
+		t.Fatalf("history with a damaged newest commit: %d versions, %v; want 8, v7 damaged, v6 without an instant", len(h), err)
+	}
 }
 
 // TestHistoryReadsOnlyNewCommits: after a refresh, History reads the new

@@ -114,8 +114,11 @@ func (t *Table) History(ctx context.Context) ([]Commit, error) {
 	t.mu.Lock()
 	t.described = keep
 	t.mu.Unlock()
-	if err := t.fillInstants(ctx, out); err != nil {
-		return nil, err
+	// Delta's clock is the newest version's (in-commit timestamps or
+	// not): a newest version that cannot be rebuilt leaves every instant
+	// unknown, not the history, which says what is damaged.
+	if err := t.fillInstants(ctx, out); err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
 	return out, nil
 }
