@@ -190,6 +190,9 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 	})
 	if err != nil {
 		r.Close()
+		if hint := fuseHint(fuseDevice); hint != "" {
+			err = hinted{err, hint}
+		}
 		return nil, nil, fmt.Errorf("mount %s: %w", dir, err)
 	}
 	_ = raiseReadAhead(dir, maxRead) // best effort: else 128 KiB READs

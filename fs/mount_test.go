@@ -150,3 +150,14 @@ func names(t *testing.T, dir string) string {
 	}
 	return strings.Join(ns, " ")
 }
+
+// TestFuseHint: a missing device is named, with what to do; a usable one
+// gives no hint.
+func TestFuseHint(t *testing.T) {
+	if h := fuseHint("/nonexistent/fuse"); !strings.Contains(h, "no /nonexistent/fuse: load the module") {
+		t.Errorf("missing device: %q", h)
+	}
+	if h := fuseHint(os.DevNull); h != "" && os.Geteuid() == 0 {
+		t.Errorf("a device open to root: %q", h)
+	}
+}
