@@ -179,8 +179,9 @@ func demoTour(mnt string) string {
 	if _, err := os.Stat(".venv/bin/python"); py == "" && err == nil {
 		py = ".venv/bin/python"
 	}
+	needs := ""
 	if py == "" {
-		py = "python3" // with pyarrow and duckdb installed (make demo-venv makes one)
+		py, needs = "python3", "  (the last two need pyarrow and duckdb: `make demo` installs them and runs this demo with them)\n"
 	}
 	return fmt.Sprintf(`
 Try, in another terminal:
@@ -194,9 +195,9 @@ Try, in another terminal:
   getfattr -d %[1]s/latest/date=2024-01-02/part-00000.parquet     user.delta.* attributes (apt-get install attr)
   %[2]s -c "import pyarrow.dataset as ds; print(ds.dataset('%[3]s/latest', format='parquet', partitioning='hive').to_table().num_rows)"
   %[2]s -c "import duckdb; duckdb.sql(\"select date, count(*) from read_parquet('%[3]s/latest/**/*.parquet', hive_partitioning=true) group by date order by date\").show()"
-Replace latest with v/0 in any of these to see the table as it was at version 0.
+%[4]sReplace latest with v/0 in any of these to see the table as it was at version 0.
 Press Ctrl-C to unmount and exit.
-`, shellQuote(mnt), py, mnt)
+`, shellQuote(mnt), py, mnt, needs)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
