@@ -217,9 +217,12 @@ func checkEncoded(enc format.Encoding, body *Body, off int, n int64) error {
 }
 
 // hybridRuns walks RLE/bit-packed hybrid runs of width bits and refuses
-// more values than n (and the rounding of a last bit-packed group of 8).
+// them where they claim more than runsSlack allows past n values: readers
+// stop at the page's count, and writers pad (DuckDB's runs go on some
+// dozens of values past it).
 func hybridRuns(b []byte, width int, n int64) error {
-	var count int64
+	limit := uint64(runsSlack(n))
+	var count uint64
 	valueBytes := (width + 7) / 8
 	for len(b) > 0 {
 		h, k := binary.Uvarint(b)
@@ -227,28 +230,27 @@ func hybridRuns(b []byte, width int, n int64) error {
 			return fmt.Errorf("run header unreadable")
 		}
 		b = b[k:]
-		var size uint64
+		values, size := h>>1, uint64(valueBytes)
 		if h&1 == 1 { // bit-packed: groups of 8 values
-			groups := h >> 1
-			if groups > uint64(n/8+1) {
-				return fmt.Errorf("a run claims %d values, the page %d", groups*8, n)
+			if values > limit/8 {
+				return fmt.Errorf("a run claims %d values, the page %d", values*8, n)
 			}
-			count += int64(groups) * 8
-			size = groups * uint64(width)
-		} else {
-			if h>>1 > uint64(n) {
-				return fmt.Errorf("a run claims %d values, the page %d", h>>1, n)
-			}
-			count += int64(h >> 1)
-			size = uint64(valueBytes)
+			values, size = values*8, values*uint64(width)
 		}
-		if count > n+7 {
+		if values > limit {
+			return fmt.Errorf("a run claims %d values, the page %d", values, n)
+		}
+		if count += values; count > limit {
 			return fmt.Errorf("runs claim %d values, the page %d", count, n)
 		}
 		b = b[min(size, uint64(len(b))):]
 	}
 	return nil
 }
+
+// runsSlack is the most values runs may claim for a page of n: twice n and
+// a thousand, enough for any padding, and no room to allocate gigabytes.
+func runsSlack(n int64) int64 { return 2*max(n, 0) + 1024 }
 
 // deltaHeaderMax is the most bytes a DELTA_BINARY_PACKED header takes:
 // three unsigned varints of 32 bits and a zigzag one of 64.

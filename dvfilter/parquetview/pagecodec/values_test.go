@@ -60,6 +60,7 @@ func TestCheckValuesRefusesClaims(t *testing.T) {
 	}{
 		{"definition levels claiming 2^31-1", v1Page(3, format.Plain), nil, Decoded(lengthed(run(1<<31-1, 1))), optional, "a run claims 2147483647 values"},
 		{"the same, Snappy-compressed", v1Page(3, format.Plain), nil, NewBody(format.Snappy, compressed, 16, nil), optional, "a run claims 2147483647 values"},
+		{"runs past twice the page", v1Page(3, format.Plain), nil, Decoded(lengthed(append(run(1000, 1), run(40, 0)...))), optional, "runs claim 1040 values, the page 3"},
 		{"levels in bit-packed groups", v1Page(3, format.Plain), nil, Decoded(lengthed(binary.AppendUvarint(nil, 1<<20|1))), optional, "a run claims 4194304 values"},
 		{"dictionary indexes claiming 2^31-1", v1Page(3, format.RLEDictionary), nil, Decoded(append([]byte{4}, run(1<<31-1, 0)...)), Column{Type: format.Int64}, "a run claims 2147483647 values"},
 		{"dictionary indexes of 40 bits", v1Page(3, format.RLEDictionary), nil, Decoded([]byte{40, 2, 0}), Column{Type: format.Int64}, "indexes of 40 bits"},
@@ -77,6 +78,14 @@ func TestCheckValuesRefusesClaims(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestRunsPaddedPastThePage: levels that go on past the page's count, as
+// DuckDB writes them (2,080 for a page of 2,048), pass.
+func TestRunsPaddedPastThePage(t *testing.T) {
+	if err := CheckValues(v1Page(2048, format.Plain), nil, Decoded(lengthed(run(2080, 1))), Column{MaxDef: 1, Type: format.Int64}); err != nil {
+		t.Error(err)
 	}
 }
 
