@@ -40,6 +40,10 @@ func parseFlags(fs *pflag.FlagSet, args []string, positional string, least, most
 			return usageError(fs, stderr, "want %s, got %d argument(s); a yes/no flag takes its value after '=' (--json=false)", positional, fs.NArg())
 		}
 		return usageError(fs, stderr, "want %s, got %d argument(s)", positional, fs.NArg())
+	case slices.Contains(fs.Args(), ""):
+		// An empty table would be the current folder, an empty mount
+		// point "not empty": say what is wrong instead.
+		return usageError(fs, stderr, "want %s, got an empty argument", positional)
 	}
 	return nil
 }
@@ -61,3 +65,29 @@ func negativeNumber(err error, args []string) string {
 	}
 	return ""
 }
+
+// autoCount is a count flag that also takes "auto" (-1: chosen by the
+// table's location), its default, which the help shows.
+type autoCount struct{ n *int }
+
+func (a autoCount) String() string {
+	if a.n == nil || *a.n < 0 {
+		return "auto"
+	}
+	return strconv.Itoa(*a.n)
+}
+
+func (a autoCount) Set(s string) error {
+	if s == "auto" {
+		*a.n = -1
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return errors.New("want 0 or more, or auto")
+	}
+	*a.n = n
+	return nil
+}
+
+func (autoCount) Type() string { return "int" }

@@ -51,9 +51,9 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.snapMiB, "snapshot-cache-mb", 1024, "memory for cached version snapshots (about 50 bytes plus the path per live file), in MiB")
 	fs.StringVar(&f.blockSize, "block-size", "auto", "unit of data file reads and of the block cache, e.g. 1MiB, 512KiB (auto: "+
 		"1MiB for local tables, 2MiB for s3://, gs://, azblob://)")
-	fs.IntVar(&f.readAhead, "read-ahead", -1, "most blocks read ahead, in parallel, of a sequential reader; 0 disables (auto: "+
+	f.readAhead = -1 // auto
+	fs.Var(autoCount{&f.readAhead}, "read-ahead", "most blocks read ahead, in parallel, of a sequential reader; 0 disables (auto: "+
 		"2 for local tables, 64 for s3://, gs://, azblob://)")
-	fs.Lookup("read-ahead").DefValue = "auto" // -1 stands for it
 	fs.StringVar(&f.directIO, "direct-io", "auto", "read data files past the kernel's page cache: on, off or auto "+
 		"(auto: on for s3://, gs://, azblob://, whose blocks deltafs caches itself; off for local tables)")
 	fs.BoolVar(&f.passthrough, "passthrough", true, "let the kernel read the plain data files of a local table, 1 MiB and larger, straight from their files "+
@@ -94,8 +94,6 @@ func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
 		return usageError(fs, stderr, "--dv-cache-mb %d: want 1 or more", f.dvCacheMiB)
 	case f.snapMiB <= 0:
 		return usageError(fs, stderr, "--snapshot-cache-mb %d: want 1 or more", f.snapMiB)
-	case fs.Changed("read-ahead") && f.readAhead < 0:
-		return usageError(fs, stderr, "--read-ahead %d: want 0 or more blocks", f.readAhead)
 	}
 	if _, _, err := f.readTuning(""); err != nil {
 		return usageError(fs, stderr, "%v", err)
