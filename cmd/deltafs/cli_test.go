@@ -313,7 +313,7 @@ func TestFlagValuesRefused(t *testing.T) {
 		{[]string{"mount", "--cache-mb", "-1", table, mnt}, "--cache-mb -1"},
 		{[]string{"mount", "--snapshot-cache-mb", "0", table, mnt}, "--snapshot-cache-mb 0: want 1 or more"},
 		{[]string{"mount", "--dv-cache-mb", "0", table, mnt}, "--dv-cache-mb 0: want 1 or more"},
-		{[]string{"mount", "--read-ahead", "-5", table, mnt}, "--read-ahead -5: want 0 or more"},
+		{[]string{"mount", "--read-ahead", "-5", table, mnt}, `invalid argument "-5" for "--read-ahead" flag: want 0 or more, or auto`},
 		{[]string{"mount", "--block-size", "garbage", table, mnt}, `--block-size: "garbage" is not a size`},
 		{[]string{"mount", "--direct-io", "maybe", table, mnt}, `--direct-io "maybe"`},
 		{[]string{"mount", "--cache-dir", filepath.Join(table, "nope"), table, mnt}, "not a directory"},
