@@ -143,8 +143,10 @@ func (f *Fetched) Decode(ctx context.Context, opts Options) (*Result, error) {
 
 // maxFetches bounds the Parquet files fetched at once: a checkpoint may
 // have thousands of parts or sidecars, and each holds buffers while its
-// columns are fetched and checked.
-const maxFetches = 16
+// columns are fetched and checked. Enough for the parts of any checkpoint
+// met to come in one round trip, as the cost model has them (35 parts in
+// TestOpenRoundTrips: 16 at a time sometimes took a round more).
+const maxFetches = 64
 
 // fetchAll fetches Parquet files in parallel, maxFetches at a time.
 func fetchAll(ctx context.Context, st Storage, parts []Part, details Detail) ([]*parquetFile, error) {
