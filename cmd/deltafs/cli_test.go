@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/deltafs/deltafs/versions"
+	"github.com/spf13/pflag"
 )
 
 func testdata(t *testing.T, table string) string {
@@ -313,6 +315,9 @@ func TestFlagValuesRefused(t *testing.T) {
 		{[]string{"mount", "--cache-mb", "-1", table, mnt}, "--cache-mb -1"},
 		{[]string{"mount", "--snapshot-cache-mb", "0", table, mnt}, "--snapshot-cache-mb 0: want 1 or more"},
 		{[]string{"mount", "--dv-cache-mb", "0", table, mnt}, "--dv-cache-mb 0: want 1 or more"},
+		{[]string{"mount", "--cache-mb", "9223372036854775807", table, mnt}, "--cache-mb 9223372036854775807: want at most 268435456 (256 TiB"},
+		{[]string{"mount", "--dv-cache-mb", "268435457", table, mnt}, "--dv-cache-mb 268435457: want at most 268435456"},
+		{[]string{"mount", "--snapshot-cache-mb", "17592186044416", table, mnt}, "--snapshot-cache-mb 17592186044416: want at most 268435456"},
 		{[]string{"mount", "--read-ahead", "-5", table, mnt}, `invalid argument "-5" for "--read-ahead" flag: want 0 or more, or auto`},
 		{[]string{"mount", "--block-size", "garbage", table, mnt}, `--block-size: "garbage" is not a size`},
 		{[]string{"mount", "--direct-io", "maybe", table, mnt}, `--direct-io "maybe"`},
@@ -327,6 +332,16 @@ func TestFlagValuesRefused(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%q: exit %d, %q; want exit 2 and one line with %q", c.args, code, errOut, c.want)
 		}
+	}
+	// The ceiling itself is taken, and its bytes fit the memory limit's sum.
+	fs := pflag.NewFlagSet("mount", pflag.ContinueOnError)
+	var mf mountFlags
+	mf.register(fs)
+	if err := fs.Parse([]string{"--cache-mb=268435456", "--dv-cache-mb=268435456", "--snapshot-cache-mb=268435456"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mf.check(fs, io.Discard); err != nil || mf.cacheBytes() != 1<<48 {
+		t.Errorf("--cache-mb 268435456: %v, %d bytes", err, mf.cacheBytes())
 	}
 	f := mountFlags{refresh: 0, cacheMiB: 0}
 	if f.refreshInterval() >= 0 || f.cacheBytes() >= 0 {

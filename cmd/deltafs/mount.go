@@ -77,11 +77,27 @@ func (f *mountFlags) register(fs *pflag.FlagSet) {
 // (a listing of the log), and shorter ones only burn CPU and requests.
 const minRefresh = 100 * time.Millisecond
 
+// maxMiB is the largest value a --*-mb flag takes: 256 TiB, as much as
+// the Go runtime can address for its heap on 64-bit Linux (48 address
+// bits), so no budget above it could ever be filled. Larger values
+// overflowed int64 once turned into bytes (9223372036854775807 became a
+// negative budget: the cache silently off), or once summed into the
+// mount's memory limit.
+const maxMiB = 1 << 28
+
 // check refuses flag values that parse but mean nothing.
 func (f *mountFlags) check(fs *pflag.FlagSet, stderr io.Writer) error {
 	f.noOpenSet = fs.Changed("no-open")
 	if err := f.choice.check(fs, stderr); err != nil {
 		return err
+	}
+	for _, mb := range []struct {
+		name string
+		mib  int64
+	}{{"cache-mb", f.cacheMiB}, {"dv-cache-mb", f.dvCacheMiB}, {"snapshot-cache-mb", f.snapMiB}} {
+		if mb.mib > maxMiB {
+			return usageError(fs, stderr, "--%s %d: want at most %d (256 TiB, all a Go heap can address)", mb.name, mb.mib, maxMiB)
+		}
 	}
 	switch {
 	case f.layout != "logical" && f.layout != "physical":
