@@ -301,3 +301,47 @@ func writeAll(t *testing.T, st *blobstore.Store, keys []string) {
 		t.Fatal(err)
 	}
 }
+
+// TestMissingBucket: a location whose bucket (container) does not exist
+// fails with ErrNoBucket naming it, not "object not found", and is not
+// retried. A HEAD in a missing S3 bucket, or a GCS read, cannot tell (no
+// body; the client calls it a missing object): listings, which every
+// open makes, can.
+func TestMissingBucket(t *testing.T) {
+	for _, name := range servers.All {
+		t.Run(name, func(t *testing.T) {
+			srv := servers.Start(t, name)
+			const bucket = "no-such-bucket"
+			location := strings.Replace(srv.Location("t/events"), "://"+servers.Bucket+"/", "://"+bucket+"/", 1)
+			st := mustOpen(t, location)
+			ctx := context.Background()
+			want := `bucket "` + bucket + `" does not exist`
+			if name == servers.Azurite {
+				want = `container "` + bucket + `" does not exist`
+			}
+			requests := map[string]func() error{
+				"List": func() error {
+					return st.List(ctx, "_delta_log/", "", func(blobstore.Object) bool { return true })
+				},
+				"ListPage": func() error { _, _, err := st.ListPage(ctx, "_delta_log/", "x"); return err },
+			}
+			if name != servers.FakeGCSServer {
+				requests["Read"] = func() error { _, err := st.Read(ctx, "_delta_log/_last_checkpoint"); return err }
+				requests["ReadRange"] = func() error { _, err := st.ReadRange(ctx, "part-0.parquet", 4, 8); return err }
+			}
+			if name == servers.Azurite {
+				requests["Stat"] = func() error { _, err := st.Stat(ctx, "part-0.parquet"); return err }
+			}
+			for req, do := range requests {
+				before := st.Counts()
+				err := do()
+				if !errors.Is(err, blobstore.ErrNoBucket) || errors.Is(err, blobstore.ErrNotFound) || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: %v; want ErrNoBucket saying %s", req, err, want)
+				}
+				if n := st.Counts().Sub(before).Retries; n != 0 {
+					t.Errorf("%s: %d retries, want none", req, n)
+				}
+			}
+		})
+	}
+}

@@ -97,9 +97,9 @@ func jitter(d time.Duration) time.Duration {
 // mayPass reports whether a request that failed with err may succeed if
 // tried again: not when the caller gave up, and not for answers that say
 // what the object or the request is (missing, forbidden, malformed,
-// unsupported) or that no credentials exist.
+// unsupported, no bucket) or that no credentials exist.
 func mayPass(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrSizeChanged) || answerFinal(err) {
+	if ctx.Err() != nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNoBucket) || errors.Is(err, ErrSizeChanged) || answerFinal(err) {
 		return false
 	}
 	switch gcerrors.Code(err) {

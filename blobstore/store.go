@@ -374,6 +374,9 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 }
 
 func (s *Store) wrap(key string, err error) error {
+	if nb := s.noBucket(err); nb != nil {
+		return fmt.Errorf("%s: %w", s.objectURL(key), nb)
+	}
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return fmt.Errorf("%s: %w", s.objectURL(key), ErrNotFound)
 	}

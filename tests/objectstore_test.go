@@ -316,6 +316,32 @@ func TestObjectStoreURLForms(t *testing.T) {
 	}
 }
 
+// TestObjectStoreMissingBucket: `deltafs ls` of a location whose bucket
+// (container) does not exist says so, naming it, in one line and exit 1;
+// it said "object not found", which sent users looking for a file.
+func TestObjectStoreMissingBucket(t *testing.T) {
+	bin := deltafsBin(t)
+	for _, name := range servers.All {
+		t.Run(name, func(t *testing.T) {
+			srv := servers.Start(t, name)
+			const bucket = "no-such-bucket"
+			location := strings.Replace(srv.Location("t/events"), "://"+servers.Bucket+"/", "://"+bucket+"/", 1)
+			want := `: bucket "` + bucket + `" does not exist`
+			if name == servers.Azurite {
+				want = `: container "` + bucket + `" does not exist`
+			}
+			cmd := exec.Command(bin, "ls", location)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if cmd.ProcessState.ExitCode() != 1 || len(out) != 0 || !strings.HasSuffix(stderr.String(), want+"\n") || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("deltafs ls %s: %v, stdout %q, stderr %q; want exit 1 and one line ending %q", location, err, out, stderr.String(), want)
+			}
+			t.Logf("%s", stderr.String())
+		})
+	}
+}
+
 // TestObjectStoreLongLog serves a generated log of 2,100 commits
 // (checkpoints at 1,000 and 2,000) from each server and opens its latest
 // version, with _last_checkpoint and then without it, comparing with the
