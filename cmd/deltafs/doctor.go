@@ -107,14 +107,19 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 	defer func() {
 		// Files a mount cannot serve, or a latest version that cannot be
-		// rebuilt, fail the check, after the report.
+		// rebuilt, fail the check, after the report. The report already
+		// says why: the text one is pointed at, not repeated; JSON is for
+		// programs, and its reader may see only stderr.
 		switch {
 		case err != nil:
 		case r.Files.problems() > 0:
 			err = fmt.Errorf("%d live data file(s) cannot be served as the log says (see \"data files\")", r.Files.problems())
 		default:
 			if i := slices.IndexFunc(r.Findings, func(f finding) bool { return f.Level == "error" }); i >= 0 {
-				err = errors.New(r.Findings[i].Message)
+				err = fmt.Errorf("error in %q (see the report above)", r.Findings[i].Check)
+				if *asJSON {
+					err = errors.New(r.Findings[i].Message)
+				}
 			}
 		}
 	}()
@@ -243,6 +248,12 @@ func brokenLatest(ctx context.Context, st *blobstore.Store, t *versions.Table, c
 	r.Findings = append(logFindings(commits, t.PassedOver()), finding{Check: "latest", Level: "error",
 		Message: fmt.Sprintf("v%d: %v", r.LatestVersion, cause), Advice: advice})
 	return r, nil
+}
+
+// latestBroken reports whether latest could not be rebuilt (brokenLatest's
+// report): its checkpoint and live files were never learned.
+func (r *doctorReport) latestBroken() bool {
+	return slices.ContainsFunc(r.Findings, func(f finding) bool { return f.Check == "latest" && f.Level == "error" })
 }
 
 // countLog counts the objects of _delta_log: one full listing, as `ls`

@@ -170,6 +170,26 @@ func versionRange(lo, hi int64) string {
 // printDoctor prints the report for people.
 func printDoctor(w *bufio.Writer, r *doctorReport) {
 	fmt.Fprintf(w, "table        %s\nlatest       v%d\n", r.Table, r.LatestVersion)
+	if r.latestBroken() {
+		// What rebuilding latest would have told: say so, not "none".
+		checkpoint := "unknown (latest cannot be rebuilt)"
+		if r.LogCheckpointFiles == 0 {
+			checkpoint = "none (no checkpoint file in _delta_log)"
+		}
+		fmt.Fprintf(w, "checkpoint   %s\nlive files   unknown (latest cannot be rebuilt)\n\n", checkpoint)
+	} else {
+		printLatestState(w, r)
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "%-5s %-16s %s\n", f.Level, f.Check, f.Message)
+		if f.Level != "ok" {
+			fmt.Fprintf(w, "      %-16s -> %s\n", "", f.Advice)
+		}
+	}
+}
+
+// printLatestState prints the checkpoint and live files of latest.
+func printLatestState(w *bufio.Writer, r *doctorReport) {
 	if cp := r.Checkpoint; cp != nil {
 		unusable := ""
 		if cp.Unusable {
@@ -180,12 +200,6 @@ func printDoctor(w *bufio.Writer, r *doctorReport) {
 		fmt.Fprintf(w, "checkpoint   none\n")
 	}
 	fmt.Fprintf(w, "live files   %d (%s), %d tombstones\n\n", r.LiveFiles, formatBytes(r.LiveBytes), r.Tombstones)
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "%-5s %-16s %s\n", f.Level, f.Check, f.Message)
-		if f.Level != "ok" {
-			fmt.Fprintf(w, "      %-16s -> %s\n", "", f.Advice)
-		}
-	}
 }
 
 // formatBytes prints a size in B, KiB, MiB, GiB or TiB.

@@ -564,3 +564,40 @@ func TestDoctorUnrebuildableFiles(t *testing.T) {
 type lzoLabel struct{ compress.Codec }
 
 func (lzoLabel) CompressionCodec() format.CompressionCodec { return format.LZO }
+
+// TestDoctorBrokenLatestText: the text report on a table whose latest
+// version cannot be rebuilt gives the error once (stderr points at the
+// report) and says its checkpoint and live files are unknown, not "none"
+// and 0: with a checkpoint at v3 in the log, latest v6 lacks commit 5.
+func TestDoctorBrokenLatestText(t *testing.T) {
+	for _, checkpoint := range []bool{true, false} {
+		dir := t.TempDir()
+		gen := deltagen.New(dir)
+		if _, err := gen.Commit(deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil)); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < 7; i++ {
+			if _, err := gen.Commit(deltagen.AddFile(fmt.Sprintf("part-%d.parquet", i), 10, 1, nil, "")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wantCheckpoint := "checkpoint   none (no checkpoint file in _delta_log)\n"
+		if checkpoint {
+			if _, err := gen.Checkpoint(3); err != nil {
+				t.Fatal(err)
+			}
+			wantCheckpoint = "checkpoint   unknown (latest cannot be rebuilt)\n"
+		}
+		if err := os.Remove(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", 5))); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI("doctor", "--files=false", dir)
+		const cause = "version 6 cannot be rebuilt: missing commit 5"
+		if code != 1 || strings.Count(out+errOut, cause) != 1 || errOut != "deltafs doctor: error in \"latest\" (see the report above)\n" {
+			t.Errorf("checkpoint %v: exit %d, stdout:\n%s\nstderr %q; want exit 1 and %q once, in the report", checkpoint, code, out, errOut, cause)
+		}
+		if !strings.Contains(out, wantCheckpoint) || !strings.Contains(out, "live files   unknown (latest cannot be rebuilt)\n") {
+			t.Errorf("checkpoint %v: want %q and live files unknown:\n%s", checkpoint, wantCheckpoint, out)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func TestStrayCommitName(t *testing.T) {
 			{[]string{"ls", "--version", "1", dir}, 0, "part-0.parquet"},
 			{[]string{"history", dir}, 0, "\n1\t"},
 			{[]string{"ls", dir}, 1, "missing commit 2"},
-			{[]string{"doctor", dir}, 1, "missing commit 2"},
+			{[]string{"doctor", "--json", dir}, 1, "missing commit 2"}, // the text report says it on stdout
 		} {
 			code, out, errOut := runCLI(c.args...)
 			if got := map[bool]string{true: out, false: errOut}[c.code == 0]; code != c.code || !strings.Contains(got, c.want) {
