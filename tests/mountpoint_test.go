@@ -48,7 +48,7 @@ func TestMountPointSafety(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(full, "keep.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	refused(full, "is not empty (1 entries, e.g. keep.txt)")
+	refused(full, "is not empty (1 entry, e.g. keep.txt)")
 	refused(filepath.Join(table, "_delta_log"), "lies inside the table")
 	refused(filepath.Join(full, "keep.txt"), "is not a directory")
 	// A link to a folder inside the table is that folder.

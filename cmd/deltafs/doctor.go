@@ -113,7 +113,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		switch {
 		case err != nil:
 		case r.Files.problems() > 0:
-			err = fmt.Errorf("%d live data file(s) cannot be served as the log says (see \"data files\")", r.Files.problems())
+			err = fmt.Errorf("%s cannot be served as the log says (see \"data files\")", plural(r.Files.problems(), "live data file", "live data files"))
 		default:
 			if i := slices.IndexFunc(r.Findings, func(f finding) bool { return f.Level == "error" }); i >= 0 {
 				err = fmt.Errorf("error in %q (see the report above)", r.Findings[i].Check)

@@ -38,7 +38,7 @@ func findings(r *doctorReport) []finding {
 	switch cp := r.Checkpoint; {
 	case cp == nil:
 		add("checkpoint", r.LatestVersion >= r.CheckpointInterval,
-			fmt.Sprintf("no checkpoint: every open replays all %d commits", r.CommitsSinceCheckpoint),
+			"no checkpoint: every open replays "+plural(r.CommitsSinceCheckpoint, "commit", "commits"),
 			"write a checkpoint (Spark and delta-rs writers do every delta.checkpointInterval commits)")
 	case cp.Unusable:
 		add("checkpoint", true,
@@ -46,11 +46,11 @@ func findings(r *doctorReport) []finding {
 			"write a new checkpoint: until then each open tries this one, then replays the commits since an older one")
 	case r.CommitsSinceCheckpoint > r.CheckpointInterval:
 		add("checkpoint", true,
-			fmt.Sprintf("%d commits since the %s checkpoint at v%d, interval %d: checkpoints have stopped", r.CommitsSinceCheckpoint, cp.Kind, cp.Version, r.CheckpointInterval),
+			fmt.Sprintf("%s since the %s checkpoint at v%d, interval %d: checkpoints have stopped", plural(r.CommitsSinceCheckpoint, "commit", "commits"), cp.Kind, cp.Version, r.CheckpointInterval),
 			"check that the writers still checkpoint, or write one: each open reads every commit since")
 	default:
 		add("checkpoint", false,
-			fmt.Sprintf("%d commits since the %s checkpoint at v%d, interval %d", r.CommitsSinceCheckpoint, cp.Kind, cp.Version, r.CheckpointInterval),
+			fmt.Sprintf("%s since the %s checkpoint at v%d, interval %d", plural(r.CommitsSinceCheckpoint, "commit", "commits"), cp.Kind, cp.Version, r.CheckpointInterval),
 			"nothing to do")
 	}
 	switch r.LastCheckpoint {
@@ -72,15 +72,16 @@ func findings(r *doctorReport) []finding {
 	}
 	pages := (r.LogObjects + listPage - 1) / listPage
 	add("log size", r.LogObjects > 20*listPage,
-		fmt.Sprintf("%d objects in _delta_log (%d commits, %d checkpoint files): %d listing page(s) from version 0", r.LogObjects, r.LogCommits, r.LogCheckpointFiles, pages),
+		fmt.Sprintf("%s in _delta_log (%s, %s): %s from version 0", plural(r.LogObjects, "object", "objects"), plural(r.LogCommits, "commit", "commits"),
+			plural(r.LogCheckpointFiles, "checkpoint file", "checkpoint files"), plural(pages, "listing page", "listing pages")),
 		"log cleanup removes commits older than delta.logRetentionDuration at checkpoints; keep it enabled")
 	small := r.LiveFiles >= manyFiles && r.AverageFileSize < smallFileSize
 	add("file size", small,
-		fmt.Sprintf("%d live files, %s on average", r.LiveFiles, formatBytes(r.AverageFileSize)),
+		fmt.Sprintf("%s, %s on average", plural(r.LiveFiles, "live file", "live files"), formatBytes(r.AverageFileSize)),
 		map[bool]string{true: "compact small files (OPTIMIZE, delta-rs optimize.compact) to 128 MiB-1 GiB", false: "nothing to do"}[small])
 	many := r.Tombstones > 10_000 && r.Tombstones > r.LiveFiles
 	add("tombstones", many,
-		fmt.Sprintf("%d tombstones still retained", r.Tombstones),
+		plural(r.Tombstones, "tombstone", "tombstones")+" still retained",
 		map[bool]string{true: "they leave checkpoints after delta.deletedFileRetentionDuration; VACUUM deletes their files", false: "nothing to do"}[many])
 	ret := r.Retention
 	msg := fmt.Sprintf("log kept %s, deleted files %s", ret.LogRetention, ret.DeletedFileRetention)
@@ -90,7 +91,7 @@ func findings(r *doctorReport) []finding {
 	add("retention", !ret.Valid, msg,
 		map[bool]string{true: "set delta.logRetentionDuration >= delta.deletedFileRetentionDuration, both as \"interval N days\"", false: "nothing to do"}[!ret.Valid])
 	fl := r.Files
-	scope := fmt.Sprintf("%d live files checked", fl.Checked)
+	scope := plural(fl.Checked, "live file", "live files") + " checked"
 	if fl.Sampled {
 		scope = fmt.Sprintf("a sample of %d of the %d live files checked", fl.Checked, r.LiveFiles)
 	}
@@ -114,16 +115,16 @@ func findings(r *doctorReport) []finding {
 	}
 	if n := len(r.NotShown); n > 0 {
 		out = append(out, finding{Check: "served names", Level: "error",
-			Message: fmt.Sprintf("%d live file(s) cannot be shown by a mount: readers of it miss their rows; e.g. %s", n, strings.Join(r.NotShown[:min(n, 3)], "; ")),
+			Message: fmt.Sprintf("%s cannot be shown by a mount: readers of it miss their rows; e.g. %s", plural(n, "live file", "live files"), strings.Join(r.NotShown[:min(n, 3)], "; ")),
 			Advice:  "a partition value too long for a folder name (255 bytes): read such a table with a Delta reader, or shorten the values"})
 	}
 	if fl.External > 0 {
-		add("external files", true, fmt.Sprintf("%d live files lie outside the table root, under no --allow-external location", fl.External),
+		add("external files", true, plural(fl.External, "live file lies", "live files lie")+" outside the table root, under no --allow-external location",
 			"a mount does not show them (it reads nothing outside the root unless told): mount with --allow-external LOCATION for the location they lie in (a shallow clone's source)")
 	}
 	o := r.Open
 	add("open cost", o.RoundTrips > openRoundTripsFar,
-		fmt.Sprintf("cold open of latest: %d requests, %d sequential round trips, %s, %.1f ms", o.Requests, o.RoundTrips, formatBytes(o.Bytes), o.Millis),
+		fmt.Sprintf("cold open of latest: %s, %s, %s, %.1f ms", plural(o.Requests, "request", "requests"), plural(o.RoundTrips, "sequential round trip", "sequential round trips"), formatBytes(o.Bytes), o.Millis),
 		map[bool]string{true: "fewer round trips need a valid _last_checkpoint and a recent checkpoint", false: "nothing to do"}[o.RoundTrips > openRoundTripsFar])
 	return out
 }
@@ -147,7 +148,7 @@ func logFindings(commits []int64, passedOver map[int64]error) []finding {
 			gaps = append(gaps[:5], "...")
 		}
 		out = append(out, finding{Check: "log gaps", Level: "warn",
-			Message: fmt.Sprintf("%d commit(s) missing between v%d and v%d: %s", missing, commits[0], commits[len(commits)-1], strings.Join(gaps, ", ")),
+			Message: fmt.Sprintf("%s missing between v%d and v%d: %s", plural(missing, "commit", "commits"), commits[0], commits[len(commits)-1], strings.Join(gaps, ", ")),
 			Advice:  "versions from a missing commit up to the next checkpoint cannot be rebuilt; restore the commits from a backup"})
 	} else if len(commits) > 0 {
 		out = append(out, finding{Check: "log gaps", Level: "ok", Message: fmt.Sprintf("commits v%d-v%d, none missing", commits[0], commits[len(commits)-1]), Advice: "nothing to do"})
@@ -195,11 +196,11 @@ func printLatestState(w *bufio.Writer, r *doctorReport) {
 		if cp.Unusable {
 			unusable = ", unusable"
 		}
-		fmt.Fprintf(w, "checkpoint   v%d, %s, %d part(s)%s\n", cp.Version, cp.Kind, cp.Parts, unusable)
+		fmt.Fprintf(w, "checkpoint   v%d, %s, %s%s\n", cp.Version, cp.Kind, plural(cp.Parts, "part", "parts"), unusable)
 	} else {
 		fmt.Fprintf(w, "checkpoint   none\n")
 	}
-	fmt.Fprintf(w, "live files   %d (%s), %d tombstones\n\n", r.LiveFiles, formatBytes(r.LiveBytes), r.Tombstones)
+	fmt.Fprintf(w, "live files   %d (%s), %s\n\n", r.LiveFiles, formatBytes(r.LiveBytes), plural(r.Tombstones, "tombstone", "tombstones"))
 }
 
 // formatBytes prints a size in B, KiB, MiB, GiB or TiB.
@@ -218,13 +219,13 @@ func formatBytes(n int64) string {
 
 // columnsFinding says which files a mount serves lacking columns.
 func columnsFinding(c *doctorColumns, latest int64) finding {
-	filled := fmt.Sprintf("%d files lack columns the table added and are served with them, as nulls", c.Filled)
+	filled := plural(c.Filled, "file lacks columns the table added and is", "files lack columns the table added and are") + " served with them, as nulls"
 	var unknown []string // why stats do not tell of some files
 	if c.WithoutCounts > 0 {
-		unknown = append(unknown, fmt.Sprintf("%d files have no null counts in their stats", c.WithoutCounts))
+		unknown = append(unknown, plural(c.WithoutCounts, "file has no null counts in its stats", "files have no null counts in their stats"))
 	}
 	if len(c.Uncounted) > 0 {
-		unknown = append(unknown, fmt.Sprintf("no stats count %d columns (%s)", len(c.Uncounted), layout.FewNames(c.Uncounted)))
+		unknown = append(unknown, fmt.Sprintf("no stats count %s (%s)", plural(len(c.Uncounted), "column", "columns"), layout.FewNames(c.Uncounted)))
 	}
 	if len(unknown) > 0 {
 		filled += "; " + strings.Join(unknown, ", and ") + ": the files were judged by the oldest files' footers"
@@ -236,7 +237,7 @@ func columnsFinding(c *doctorColumns, latest int64) finding {
 			Advice: "readers then keep or drop those columns by the file they meet first: mount with --check-footers, or tell them to fill columns (DuckDB union_by_name=true, Polars missing_columns=\"insert\", pyarrow a unified schema)"}
 	}
 	if c.Checked > 0 {
-		filled += fmt.Sprintf(" (%d files served as stored checked: none lacks a column)", c.Checked)
+		filled += fmt.Sprintf(" (%s served as stored checked: none lacks a column)", plural(c.Checked, "file", "files"))
 	}
 	return finding{Check: "columns", Level: "ok", Message: filled, Advice: "nothing to do"}
 }

@@ -390,7 +390,7 @@ func TestDoctorColumns(t *testing.T) {
 	if c := r.Columns; c == nil || c.Filled != 2 || c.WithoutCounts != 1 || c.Checked != 0 || c.Lacking != 0 {
 		t.Errorf("columns %+v", c)
 	}
-	if code, out, _ := runCLI("doctor", dir); code != 0 || !strings.Contains(out, "ok    columns          2 files lack columns the table added and are served with them, as nulls; 1 files have no null counts in their stats: the files were judged by the oldest files' footers") {
+	if code, out, _ := runCLI("doctor", dir); code != 0 || !strings.Contains(out, "ok    columns          2 files lack columns the table added and are served with them, as nulls; 1 file has no null counts in its stats: the files were judged by the oldest files' footers") {
 		t.Errorf("text report, exit %d:\n%s", code, out)
 	}
 }

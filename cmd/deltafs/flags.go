@@ -37,9 +37,9 @@ func parseFlags(fs *pflag.FlagSet, args []string, positional string, least, most
 		return usageError(fs, stderr, "takes no argument, got %d", fs.NArg())
 	case fs.NArg() < least || fs.NArg() > most:
 		if fs.NArg() > most && slices.ContainsFunc(fs.Args(), func(a string) bool { return a == "true" || a == "false" }) {
-			return usageError(fs, stderr, "want %s, got %d argument(s); a yes/no flag takes its value after '=' (--json=false)", positional, fs.NArg())
+			return usageError(fs, stderr, "want %s, got %s; a yes/no flag takes its value after '=' (--json=false)", positional, plural(fs.NArg(), "argument", "arguments"))
 		}
-		return usageError(fs, stderr, "want %s, got %d argument(s)", positional, fs.NArg())
+		return usageError(fs, stderr, "want %s, got %s", positional, plural(fs.NArg(), "argument", "arguments"))
 	case slices.Contains(fs.Args(), ""):
 		// An empty table would be the current folder, an empty mount
 		// point "not empty": say what is wrong instead.

@@ -45,9 +45,9 @@ func formatDuration(d time.Duration) string {
 	day := 24 * time.Hour
 	switch {
 	case d >= day && d%day == 0:
-		return fmt.Sprintf("%d days", d/day)
+		return plural(d/day, "day", "days")
 	case d >= time.Hour && d%time.Hour == 0:
-		return fmt.Sprintf("%d hours", d/time.Hour)
+		return plural(d/time.Hour, "hour", "hours")
 	}
 	return d.String()
 }

@@ -68,7 +68,7 @@ func (s *logSink) write(line []byte) {
 	s.w.Write(line) // nowhere to report a failure to write the log
 	if n := s.dropped.Load(); n > 0 && len(s.lines) == 0 {
 		s.dropped.Add(-n)
-		fmt.Fprintf(s.w, "deltafs: %d log lines dropped: the log was not read\n", n)
+		fmt.Fprintf(s.w, "deltafs: %s dropped: the log was not read\n", plural(n, "log line", "log lines"))
 	}
 }
 

@@ -363,8 +363,8 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "ready: %s mounted at %s: version %d%s, %d live files, in %v\n",
-		location, dir, snap.Version, pinned, len(snap.Files), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "ready: %s mounted at %s: version %d%s, %s, in %v\n",
+		location, dir, snap.Version, pinned, plural(len(snap.Files), "live file", "live files"), time.Since(start).Round(time.Millisecond))
 	done := make(chan struct{})
 	go func() {
 		srv.Wait()

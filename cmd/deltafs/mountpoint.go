@@ -61,7 +61,7 @@ func checkMountpoint(dir, location string, nonempty bool) error {
 			return fmt.Errorf("mountpoint %s: %w", dir, err)
 		}
 		if len(entries) > 0 {
-			return fmt.Errorf("mountpoint %s is not empty (%d entries, e.g. %s): the mount would hide them; use an empty directory, or --nonempty", dir, len(entries), entries[0].Name())
+			return fmt.Errorf("mountpoint %s is not empty (%s, e.g. %s): the mount would hide them; use an empty directory, or --nonempty", dir, plural(len(entries), "entry", "entries"), entries[0].Name())
 		}
 	}
 	return nil
