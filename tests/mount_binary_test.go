@@ -188,14 +188,16 @@ func (p *mountProc) wait(d time.Duration) (exitCode int, timedOut bool) {
 }
 
 // TestMountBinarySignals runs `deltafs mount`, waits for its ready line,
-// uses the mount, then sends SIGTERM (in other runs SIGINT, and SIGHUP as
-// a closing terminal does): the process must exit 0 and leave nothing in
-// /proc/mounts.
+// uses the mount, then sends SIGTERM (in other runs SIGINT, SIGHUP as a
+// closing terminal does, and SIGQUIT as Ctrl-\ does): the process must
+// exit 0 and leave nothing in /proc/mounts. SIGQUIT also gets Go's
+// goroutine dump on stderr first; left to Go, it exited 2 after the dump,
+// leaving the mount dead.
 func TestMountBinarySignals(t *testing.T) {
 	requireFUSE(t)
 	bin := deltafsBin(t)
 	table := filepath.Join(TestdataDir(t), "dat/reader_tests/generated/basic_partitioned/delta")
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			p := startMount(t, bin, table, dir)
@@ -210,6 +212,9 @@ func TestMountBinarySignals(t *testing.T) {
 				t.Errorf("latest: %d files (want 6), %v", len(names), err)
 			}
 			p.stop(t, sig)
+			if dump := p.stderr.String(); sig == syscall.SIGQUIT && (!strings.Contains(dump, "SIGQUIT: goroutine dump") || !strings.Contains(dump, "\ngoroutine 1 [")) {
+				t.Errorf("no goroutine dump on stderr after SIGQUIT:\n%s", dump)
+			}
 		})
 	}
 }

@@ -1,7 +1,7 @@
 package tests
 
-// Every command, and a mount that is starting, stops soon after SIGINT or
-// SIGTERM even while a request to storage hangs: the signal cancels the
+// Every command, and a mount that is starting, stops soon after SIGINT,
+// SIGTERM or SIGQUIT even while a request to storage hangs: the signal cancels the
 // request instead of waiting for the server or the client's timeout.
 
 import (
@@ -34,6 +34,7 @@ func TestCommandsStopOnSignalWhileStorageHangs(t *testing.T) {
 		{"versions", []string{"versions", location}, syscall.SIGINT},
 		{"ls", []string{"ls", location}, syscall.SIGTERM},
 		{"history", []string{"history", location}, syscall.SIGINT},
+		{"schema", []string{"schema", location}, syscall.SIGQUIT}, // Ctrl-\: a goroutine dump, then as the others
 		{"doctor", []string{"doctor", location}, syscall.SIGTERM},
 		{"mount", []string{"mount", location, t.TempDir()}, syscall.SIGINT},
 	} {

@@ -39,7 +39,8 @@ Run "deltafs COMMAND --help" (or "deltafs help COMMAND") for a command's flags.
 doctor prints one object). Exit status: 0 done, 1 the table or storage failed
 (one line on stderr says why; doctor: a data file cannot be served, or latest
 cannot be rebuilt), 2 a mistake in the command line, 128+N stopped by signal N
-before it was done (130 SIGINT, 143 SIGTERM).
+before it was done (130 SIGINT, 143 SIGTERM, 131 SIGQUIT, which also writes a
+goroutine dump on stderr).
 `
 
 // command runs one subcommand with its arguments.
@@ -68,15 +69,18 @@ type stopped struct{ sig syscall.Signal }
 
 func (s stopped) Error() string { return "stopped by " + unix.SignalName(s.sig) }
 
-// stopOnSignal returns a context that SIGINT, SIGTERM or SIGHUP (a mount
-// whose terminal closes unmounts cleanly) ends, with the signal as its
-// cause. stopsignal caught them since before main ran, so one sent at
-// start is not lost. Later signals are ignored: a mount being unmounted
-// finishes.
+// stopOnSignal returns a context that SIGINT, SIGTERM, SIGHUP (a mount
+// whose terminal closes unmounts cleanly) or SIGQUIT (after a goroutine
+// dump on stderr, as Go gives) ends, with the signal as its cause.
+// stopsignal caught them since before main ran, so one sent at start is
+// not lost. Later signals are ignored: a mount being unmounted finishes.
 func stopOnSignal() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() {
 		sig := <-stopsignal.C
+		if sig == syscall.SIGQUIT {
+			dumpGoroutines(os.Stderr) // the stacks as they were, before stopping changes them
+		}
 		cancel(stopped{sig.(syscall.Signal)})
 		for range stopsignal.C {
 		}

@@ -38,3 +38,13 @@ func TestStopSignalCaughtFirst(t *testing.T) {
 			at+1, len(inits), strings.Join(inits[:max(at, 0)], "\n"))
 	}
 }
+
+// TestGoroutineDump: what SIGQUIT writes before deltafs stops holds every
+// goroutine's stack, this test's among them, as Go's own dump does.
+func TestGoroutineDump(t *testing.T) {
+	var b strings.Builder
+	dumpGoroutines(&b)
+	if out := b.String(); !strings.HasPrefix(out, "SIGQUIT: goroutine dump") || !strings.Contains(out, "\ngoroutine 1 [") || !strings.Contains(out, "TestGoroutineDump") {
+		t.Errorf("dump:\n%.2000s", out)
+	}
+}

@@ -1,7 +1,7 @@
-// Package stopsignal catches SIGINT, SIGTERM and SIGHUP from the first
-// moment it can: its init runs before the packages main imports have done
-// their own (about 16 ms of gRPC, AWS and GCS set-up), where main's own
-// signal.Notify came after them. A shell starts a background job with
+// Package stopsignal catches SIGINT, SIGTERM, SIGHUP and SIGQUIT from the
+// first moment it can: its init runs before the packages main imports have
+// done their own (about 16 ms of gRPC, AWS and GCS set-up), where main's
+// own signal.Notify came after them. A shell starts a background job with
 // SIGINT ignored, so a Ctrl-C or kill -INT in that window was dropped and
 // the mount went on serving; in a foreground one it killed the process
 // without a word.

@@ -6,8 +6,11 @@ import (
 	"syscall"
 )
 
-// Signals are the signals that stop deltafs.
-var Signals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+// Signals are the signals that stop deltafs. SIGQUIT (Ctrl-\) is among
+// them: left to Go it dumps the goroutines and exits at once, leaving a
+// mount dead behind it ("Transport endpoint is not connected"); main
+// writes the dump itself, then unmounts.
+var Signals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // C receives them. It holds one until main reads it: the first is what
 // counts, later ones are dropped.
