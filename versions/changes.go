@@ -96,7 +96,11 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 	}
 	if _, ok := slices.BinarySearch(vs, v-1); !ok {
 		c.Removed = emptyPart(snap)
-		c.RemovedUnknown = fmt.Sprintf("commit %d removed %d files, but version %d cannot be rebuilt to serve them", v, len(removed), v-1)
+		files := fmt.Sprintf("%d files", len(removed))
+		if len(removed) == 1 {
+			files = "1 file"
+		}
+		c.RemovedUnknown = fmt.Sprintf("commit %d removed %s, but version %d cannot be rebuilt to serve them", v, files, v-1)
 		return c, nil
 	}
 	prev, err := t.Snapshot(ctx, v-1)

@@ -132,7 +132,11 @@ func (v *Version) Unsure() string {
 		what = append(what, "the columns no stats count ("+FewNames(v.Uncounted)+")")
 	}
 	if v.Unjudged > 0 {
-		what = append(what, fmt.Sprintf("the columns of %d files without null counts", v.Unjudged))
+		files := "files"
+		if v.Unjudged == 1 {
+			files = "file"
+		}
+		what = append(what, fmt.Sprintf("the columns of %d %s without null counts", v.Unjudged, files))
 	}
 	return strings.Join(what, " and ")
 }

@@ -177,6 +177,9 @@ func TestFindUnjudged(t *testing.T) {
 	if !strings.Contains(v.Unsure(), "the columns of 12 files without null counts") {
 		t.Errorf("Unsure: %q", v.Unsure())
 	}
+	if one := (&Version{Unjudged: 1}).Unsure(); one != "the columns of 1 file without null counts" {
+		t.Errorf("Unsure of one file: %q", one)
+	}
 
 	v, err = Of(snap, nil, slices.Repeat([]*action.ColumnSet{full}, 20), Options{})
 	if err != nil || v.StatsUnsure() {
