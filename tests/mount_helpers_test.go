@@ -9,6 +9,7 @@ import (
 	iofs "io/fs"
 	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -38,6 +39,29 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// background is a command running in the background: its stderr collected,
+// done closed once it has exited.
+type background struct {
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	done   chan struct{}
+}
+
+// inBackground runs bin with args in the background, env added to this
+// process's environment.
+func inBackground(t *testing.T, bin string, env []string, args ...string) *background {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	s := &background{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { cmd.Wait(); close(s.done) }()
+	return s
 }
 
 // liveMount is a table mounted in-process for one test.

@@ -6,7 +6,6 @@ package tests
 
 import (
 	"net"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -52,10 +51,8 @@ func TestCommandsLogRetriesOnSilentStore(t *testing.T) {
 	s3Env := []string{"AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=y", "AWS_EC2_METADATA_DISABLED=true"}
 	gsEnv := []string{"STORAGE_EMULATOR_HOST=" + addr}
 	type run struct {
-		name   string
-		cmd    *exec.Cmd
-		stderr *lockedBuffer
-		done   chan struct{}
+		name string
+		*background
 	}
 	var runs []run
 	for _, c := range []struct {
@@ -74,16 +71,7 @@ func TestCommandsLogRetriesOnSilentStore(t *testing.T) {
 		// All at once, not t.Parallel (which -parallel, GOMAXPROCS by
 		// default, may hold to one or two): each takes about two minutes,
 		// six tries of 20 s and the waits between.
-		cmd := exec.Command(bin, c.args...)
-		cmd.Env = append(cmd.Environ(), c.env...)
-		stderr := &lockedBuffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		runs = append(runs, run{c.name, cmd, stderr, done})
+		runs = append(runs, run{c.name, inBackground(t, bin, c.env, c.args...)})
 	}
 	deadline := time.After(10 * time.Minute) // turns a hang into a failure
 	for _, r := range runs {

@@ -6,8 +6,6 @@ package tests
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,15 +43,8 @@ func TestCommandsStopOnSignalWhileStorageHangs(t *testing.T) {
 			if !waitFor(time.Minute, func() bool { return proxy.Pending() == 0 }) {
 				t.Fatalf("%d requests of the command before still pending", proxy.Pending())
 			}
-			cmd := exec.Command(bin, c.args...)
-			cmd.Env = append(os.Environ(), srv.Env...)
-			stderr := &lockedBuffer{}
-			cmd.Stderr = stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
+			run := inBackground(t, bin, srv.Env, c.args...)
+			cmd, stderr, done := run.cmd, run.stderr, run.done
 			// Signal once a request is hanging in the proxy.
 			if !waitFor(time.Minute, func() bool { return proxy.Pending() > 0 }) {
 				t.Fatalf("no request reached storage:\n%s", stderr)
