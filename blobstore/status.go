@@ -28,7 +28,11 @@ func httpStatus(err error) int {
 }
 
 // answerFinal reports whether a store's answer says the request itself is
-// wrong, which asking again cannot change: a range past the object's end.
+// wrong, which asking again cannot change: a client error (4xx; a range
+// past the object's end, credentials refused), but for a timeout or too
+// many requests. gocloud calls some of those Unknown (versitygw's 404 for
+// an unknown access key, a 416), which would be tried six times.
 func answerFinal(err error) bool {
-	return httpStatus(err) == http.StatusRequestedRangeNotSatisfiable
+	status := httpStatus(err)
+	return status >= 400 && status < 500 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests
 }

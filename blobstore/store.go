@@ -383,7 +383,7 @@ func (s *Store) wrap(key string, err error) error {
 	if s.scheme == "s3" {
 		err = credentialsHint(err)
 	}
-	return fmt.Errorf("%s: %w", s.objectURL(key), err)
+	return fmt.Errorf("%s: %w", s.objectURL(key), oneLine(err))
 }
 
 // objectURL names an object in messages: the table root with the key
