@@ -209,7 +209,7 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 			return nil, err
 		}
 	}
-	n, err := re.copyRows(parquet.NewWriter(w, wopts...), g, first, rg.NumRows)
+	n, err := re.copyRows(parquet.NewWriter(w, wopts...), g, first, rg)
 	if err != nil {
 		return nil, err
 	}
@@ -293,11 +293,12 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	return out, nil
 }
 
-// copyRows writes the rows of rg that vec keeps to w, column by column,
-// closes w and returns the number of rows written. Going by column (decode
-// a column's values, drop those of deleted rows, encode the rest) avoids
-// assembling rows, which costs several times more.
-func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first, numRows int64) (int64, error) {
+// copyRows writes the rows of rg (its footer entry: md) that vec keeps to
+// w, column by column, closes w and returns the number of rows written.
+// Going by column (decode a column's values, drop those of deleted rows,
+// encode the rest) avoids assembling rows, which costs several times more.
+func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first int64, md *format.RowGroup) (int64, error) {
+	numRows := md.NumRows
 	if got := rg.NumRows(); got != numRows {
 		return 0, fmt.Errorf("parquet-go sees %d rows, footer says %d: %w", got, numRows, ErrParquet)
 	}
@@ -307,8 +308,8 @@ func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first, num
 		return true
 	})
 	src, dst := rg.ColumnChunks(), w.ColumnWriters()
-	if len(src) != len(dst) {
-		return 0, fmt.Errorf("%d source columns, %d to write: %w", len(src), len(dst), ErrParquet)
+	if len(src) != len(dst) || len(src) != len(md.Columns) {
+		return 0, fmt.Errorf("%d source columns, %d to write, %d in the footer: %w", len(src), len(dst), len(md.Columns), ErrParquet)
 	}
 	// Columns are independent: re-encode them in parallel, each with its
 	// own reader and column writer.
@@ -333,7 +334,7 @@ func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first, num
 				<-sem
 				wg.Done()
 			}()
-			r.rows, r.kept, r.err = re.copyColumn(dst[j], src[j], first, deleted, re.widening(j))
+			r.rows, r.kept, r.err = re.copyColumn(dst[j], src[j], first, md.Columns[j].MetaData.TotalCompressedSize, deleted, re.widening(j))
 		}()
 	}
 	wg.Wait()
@@ -365,11 +366,12 @@ func (re *reencoder) widening(j int) *widening {
 	return nil
 }
 
-// copyColumn copies the values of one column chunk whose first row has
-// index first, without those of deleted rows (ascending), to dst,
-// converted by wd when set. A value with repetition level 0 starts a row.
-// It returns the rows seen and kept.
-func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChunk, first int64, deleted []uint64, wd *widening) (rows, kept int64, err error) {
+// copyColumn copies the values of one column chunk, stored in stored
+// bytes, whose first row has index first, without those of deleted rows
+// (ascending), to dst, converted by wd when set. A value with repetition
+// level 0 starts a row. It returns the rows seen and kept. What it holds
+// is bounded by stored (held.go).
+func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChunk, first, stored int64, deleted []uint64, wd *widening) (rows, kept int64, err error) {
 	r := parquet.NewColumnChunkValueReader(src)
 	defer r.Close()
 	buf := make([]parquet.Value, 4096)
@@ -378,6 +380,9 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 	copies := 0                 // pending's first values already copied out of the reader's buffers
 	row := first - 1
 	drop := false
+	limit := maxRowBytes(stored)
+	rowBytes := int64(0) // what the row being read takes held
+	write := writeBounded(dst, src.Type().Kind())
 	for {
 		if err := re.ctx.Err(); err != nil {
 			return 0, 0, err
@@ -393,18 +398,23 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 				if !drop {
 					kept++
 				}
+				rowBytes = 0
 			}
-			if !drop {
-				if wd != nil {
-					if v, err = wd.apply(v); err != nil {
-						return 0, 0, err
-					}
-				}
-				if v.RepetitionLevel() == 0 {
-					start = len(pending)
-				}
-				pending = append(pending, v)
+			if drop {
+				continue
 			}
+			if wd != nil {
+				if v, err = wd.apply(v); err != nil {
+					return 0, 0, err
+				}
+			}
+			if v.RepetitionLevel() == 0 {
+				start = len(pending)
+			}
+			if rowBytes += valueSize; rowBytes > limit {
+				return 0, 0, errRowTooLong(limit, stored)
+			}
+			pending = append(pending, v)
 		}
 		eof := rerr == io.EOF
 		if rerr != nil && !eof {
@@ -416,10 +426,8 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 		if !eof {
 			cut = min(start, cut)
 		}
-		if cut > 0 {
-			if _, err := dst.WriteRowValues(pending[:cut]); err != nil {
-				return 0, 0, fmt.Errorf("encode: %w (%w)", err, ErrParquet)
-			}
+		if err := write(pending[:cut]); err != nil {
+			return 0, 0, err
 		}
 		// The held-back values point into the reader's buffers, which the
 		// next read reuses: keep copies, each made once (a row of millions
@@ -428,6 +436,9 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 		held := copy(pending, pending[cut:])
 		pending = pending[:held]
 		for i := max(copies-cut, 0); i < held; i++ {
+			if rowBytes += arrayBytes(&pending[i]); rowBytes > limit {
+				return 0, 0, errRowTooLong(limit, stored)
+			}
 			pending[i] = pending[i].Clone()
 		}
 		copies, start = held, start-cut

@@ -1,0 +1,78 @@
+package parquetview
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// What the re-encoder holds of a column is bounded by the bytes its
+// column chunk is stored in. A page may claim a million values in a few
+// bytes (pagecodec.MaxValues: a page of nulls is that small), and a row
+// that goes on over pages (repetition level 1) is held whole until it
+// ends, for a row must not span two pages: 64 pages of a million null
+// elements, a 3 KB file, made one row of 67 million values and the
+// process ran out of memory.
+
+// valueSize is what a parquet.Value takes.
+const valueSize = int64(unsafe.Sizeof(parquet.Value{}))
+
+// arrayBytes is what a clone of v copies: its bytes, if it has any.
+func arrayBytes(v *parquet.Value) int64 {
+	switch v.Kind() {
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return int64(len(v.ByteArray()))
+	}
+	return 0
+}
+
+// maxRowBytes is the most the values of one row of a column chunk of
+// stored bytes may take held: 64 times the stored bytes, and 32 MiB
+// whatever they are (a row of a million null elements, stored in a few
+// bytes, takes 24 MiB). A row held is written whole, so the writer holds
+// about as much again, briefly.
+func maxRowBytes(stored int64) int64 { return 64*max(stored, 0) + 32<<20 }
+
+func errRowTooLong(limit, stored int64) error {
+	return fmt.Errorf("a row takes more than %d bytes decoded, from a column chunk of %d bytes: %w", limit, stored, ErrParquet)
+}
+
+// flushBytes is about the most bytes of values the re-encoder gives the
+// writer at once, in whole rows: the writer holds all it is given until
+// it makes a page, and 4,096 values naming one long dictionary entry
+// each are gigabytes.
+const flushBytes = 4 << 20
+
+// writeBounded returns a function that writes whole rows of values of
+// kind to dst, in pieces of about flushBytes or less (values of a fixed
+// size are written in one: a batch of them is small).
+func writeBounded(dst *parquet.ColumnWriter, kind parquet.Kind) func([]parquet.Value) error {
+	arrays := kind == parquet.ByteArray || kind == parquet.FixedLenByteArray
+	return func(vals []parquet.Value) error {
+		for len(vals) > 0 {
+			n := len(vals)
+			if arrays {
+				n = wholeRows(vals, flushBytes)
+			}
+			if _, err := dst.WriteRowValues(vals[:n]); err != nil {
+				return fmt.Errorf("encode: %w (%w)", err, ErrParquet)
+			}
+			vals = vals[n:]
+		}
+		return nil
+	}
+}
+
+// wholeRows is how many of vals, from the first, make whole rows of
+// about size bytes: the rows until one ends past size, or all of vals.
+func wholeRows(vals []parquet.Value, size int64) int {
+	var sum int64
+	for i := range vals {
+		if sum >= size && vals[i].RepetitionLevel() == 0 {
+			return i
+		}
+		sum += arrayBytes(&vals[i])
+	}
+	return len(vals)
+}

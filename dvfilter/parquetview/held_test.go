@@ -1,0 +1,74 @@
+package parquetview
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/deltafs/deltafs/dvfilter"
+	"github.com/deltafs/deltafs/tests/deltagen"
+)
+
+// nullsRow is a row whose list holds optional elements: a null element
+// takes no value bytes, only levels.
+type nullsRow struct {
+	ID   int64     `parquet:"id"`
+	Tags []*string `parquet:"tags,list"`
+}
+
+// longRowFile is a file of two rows whose second row's list goes on over
+// pages more pages of perPage null elements each.
+func longRowFile(t testing.TB, pages, perPage int) []byte {
+	t.Helper()
+	s := "a"
+	data := writeRowGroups(t, func(i int64) nullsRow { return nullsRow{ID: i, Tags: []*string{&s}} }, []int{2},
+		parquet.Compression(&parquet.Uncompressed))
+	data, err := deltagen.ContinueLastRow(data, pages, perPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestRowLongerThanItsBytesIsRefused: 16 pages of a million null elements
+// each, one row of 16 million values in a 1 KB file, is refused before
+// the re-encoder holds it (it held 16 million values, 2.5 GB allocated;
+// 64 pages ran a process limited to 4 GB out of memory).
+func TestRowLongerThanItsBytesIsRefused(t *testing.T) {
+	data := longRowFile(t, 16, 1<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(0), BuildOptions{})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), "a row takes more than") {
+		t.Fatalf("err = %v, want the row refused", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 400<<20 {
+		t.Errorf("allocated %d MB refusing a %d-byte file", got>>20, len(data))
+	}
+}
+
+// TestLongRowOfNullsKept: a row of a million null elements, stored in a
+// few bytes, is within what a row may take whatever its bytes.
+func TestLongRowOfNullsKept(t *testing.T) {
+	data := longRowFile(t, 1, 1<<20)
+	src := &bytesSource{data: data}
+	v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(0), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := materialize(t, v, src)
+	f, err := parquet.OpenFile(bytes.NewReader(out), int64(len(out)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := f.Metadata()
+	if md.NumRows != 1 || md.RowGroups[0].Columns[1].MetaData.NumValues != 1<<20+1 {
+		t.Fatalf("%d rows, %d values, want 1 row of %d", md.NumRows, md.RowGroups[0].Columns[1].MetaData.NumValues, 1<<20+1)
+	}
+}
