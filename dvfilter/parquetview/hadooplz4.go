@@ -75,9 +75,13 @@ func (re *reencoder) plainGroup(i int) (parquet.RowGroup, error) {
 		return b, nil
 	})
 	footer, err := footerBytes(re.ctx, src, size)
+	var lv []leafInfo
+	if err == nil {
+		lv, err = leaves(pf.Metadata().Schema)
+	}
 	for j := range pf.Metadata().RowGroups[0].Columns {
 		if err == nil {
-			err = checkChunkPages(re.ctx, src, pf, 0, j, footer.start)
+			err = checkChunkPages(re.ctx, src, pf, lv, 0, j, footer.start)
 		}
 	}
 	if err != nil {

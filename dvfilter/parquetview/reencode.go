@@ -31,10 +31,12 @@ type reencoder struct {
 	// row group is then re-encoded.
 	widen []*widening
 
-	pf    *parquet.File
-	plain *plainCopy // the row group parquet-go reads from a copy, if any
-	spill *os.File   // unlinked; nil until a row group spills
-	spEnd int64      // bytes written to spill
+	pf     *parquet.File
+	leaves []leafInfo // of pf's schema, once a chunk's pages are checked
+	lz4    []bool     // by row group: hadoopLZ4, asked once per file
+	plain  *plainCopy // the row group parquet-go reads from a copy, if any
+	spill  *os.File   // unlinked; nil until a row group spills
+	spEnd  int64      // bytes written to spill
 }
 
 // readerAt adapts a RangeReader to io.ReaderAt for parquet-go.
@@ -69,6 +71,11 @@ func (re *reencoder) open() (*parquet.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open for re-encoding: %v: %w", err, ErrParquet)
 	}
+	md := pf.Metadata()
+	re.lz4 = make([]bool, len(md.RowGroups))
+	for i := range re.lz4 {
+		re.lz4[i] = hadoopLZ4(md, i)
+	}
 	re.pf = pf
 	return pf, nil
 }
@@ -80,10 +87,10 @@ func (re *reencoder) group(i int) (parquet.RowGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if i >= len(pf.RowGroups()) {
+	if i >= len(pf.RowGroups()) || i >= len(re.lz4) {
 		return nil, fmt.Errorf("parquet-go sees %d row groups: %w", len(pf.RowGroups()), ErrParquet)
 	}
-	if hadoopLZ4(pf.Metadata(), i) {
+	if re.lz4[i] {
 		return re.plainGroup(i)
 	}
 	return pf.RowGroups()[i], nil
@@ -99,8 +106,13 @@ func (re *reencoder) column(i, j int) (parquet.ColumnChunk, error) {
 	if j >= len(g.ColumnChunks()) {
 		return nil, fmt.Errorf("parquet-go sees %d columns: %w", len(g.ColumnChunks()), ErrParquet)
 	}
-	if !hadoopLZ4(re.pf.Metadata(), i) { // a copy's pages were checked as it was made
-		if err := checkChunkPages(re.ctx, re.src, re.pf, i, j, re.dataEnd); err != nil {
+	if !re.lz4[i] { // a copy's pages were checked as it was made
+		if re.leaves == nil {
+			if re.leaves, err = leaves(re.pf.Metadata().Schema); err != nil {
+				return nil, err
+			}
+		}
+		if err := checkChunkPages(re.ctx, re.src, re.pf, re.leaves, i, j, re.dataEnd); err != nil {
 			return nil, err
 		}
 	}
