@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,5 +71,34 @@ func TestLongRowOfNullsKept(t *testing.T) {
 	md := f.Metadata()
 	if md.NumRows != 1 || md.RowGroups[0].Columns[1].MetaData.NumValues != 1<<20+1 {
 		t.Fatalf("%d rows, %d values, want 1 row of %d", md.NumRows, md.RowGroups[0].Columns[1].MetaData.NumValues, 1<<20+1)
+	}
+}
+
+// TestWholeRows: the re-encoder gives the writer whole rows of about
+// flushBytes, never part of a row, and values of no bytes all at once.
+func TestWholeRows(t *testing.T) {
+	mb := bytes.Repeat([]byte("x"), 1<<20)
+	var vals []parquet.Value
+	for _, n := range []int{3, 2, 1, 4} { // rows of n values of 1 MiB
+		for k := range n {
+			rep := 1
+			if k == 0 {
+				rep = 0
+			}
+			vals = append(vals, parquet.ByteArrayValue(mb).Level(rep, 1, 0))
+		}
+	}
+	var pieces []int
+	for v := vals; len(v) > 0; {
+		n := wholeRows(v, 4<<20)
+		pieces = append(pieces, n)
+		v = v[n:]
+	}
+	if want := []int{5, 5}; !slices.Equal(pieces, want) { // 3+2 MiB, then 1+4
+		t.Errorf("pieces of %v values, want %v", pieces, want)
+	}
+	nulls := make([]parquet.Value, 10_000)
+	if n := wholeRows(nulls, 4<<20); n != len(nulls) {
+		t.Errorf("%d of %d nulls in a piece", n, len(nulls))
 	}
 }
