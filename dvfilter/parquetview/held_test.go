@@ -29,7 +29,7 @@ func longRowFile(t testing.TB, pages, perPage int) []byte {
 	s := "a"
 	data := writeRowGroups(t, func(i int64) nullsRow { return nullsRow{ID: i, Tags: []*string{&s}} }, []int{2},
 		parquet.Compression(&parquet.Uncompressed))
-	data, err := deltagen.ContinueLastRow(data, pages, perPage)
+	data, err := deltagen.ContinueLastRow(data, pages, perPage, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,5 +100,56 @@ func TestWholeRows(t *testing.T) {
 	nulls := make([]parquet.Value, 10_000)
 	if n := wholeRows(nulls, 4<<20); n != len(nulls) {
 		t.Errorf("%d of %d nulls in a piece", n, len(nulls))
+	}
+}
+
+// itemsOnly is a file whose list of structs lies last, before a field was
+// added to them (itemsGrown).
+type itemsOnly struct {
+	ID    int64      `parquet:"id"`
+	Items []*oldItem `parquet:"items,optional,list"`
+}
+
+func itemsGrown() *Rename {
+	leaf := func(name string, k LeafKind) Column {
+		return Column{Name: name, Physical: name, Fill: &LeafType{Kind: k}}
+	}
+	item := Column{Name: "element", Physical: "element", Kind: StructColumn, Children: []Column{leaf("a", LongType), leaf("b", StringType)}}
+	return &Rename{Key: "items", FillMissing: true, Columns: []Column{
+		leaf("id", LongType),
+		{Name: "items", Physical: "items", Kind: ListColumn, Children: []Column{item}},
+	}}
+}
+
+// TestFillRefusesLevelsPastTheirBytes: filling items.element.b takes the
+// levels of items.element.a, all of its column chunk's; 64 pages of a
+// million elements whose a is null, a 3 KB file, are refused before they
+// are held (they were: 1.5 GB allocated, 660 MB resident), one page of
+// them is filled.
+func TestFillRefusesLevelsPastTheirBytes(t *testing.T) {
+	one := int64(1)
+	mk := func(pages int) []byte {
+		data := writeRowGroups(t, func(i int64) itemsOnly { return itemsOnly{ID: i, Items: []*oldItem{{A: &one}}} }, []int{2},
+			parquet.Compression(&parquet.Uncompressed))
+		data, err := deltagen.ContinueLastRow(data, pages, 1<<20, 3) // 3: an element, its a null
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	data := mk(64)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Build(context.Background(), &bytesSource{data: data}, int64(len(data)), nil, BuildOptions{Rename: itemsGrown()})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), "levels from a column chunk") {
+		t.Fatalf("err = %v, want the levels refused", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 600<<20 {
+		t.Errorf("allocated %d MB refusing a %d-byte file", got>>20, len(data))
+	}
+	data = mk(1)
+	if _, err := Build(context.Background(), &bytesSource{data: data}, int64(len(data)), nil, BuildOptions{Rename: itemsGrown()}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -227,7 +227,7 @@ func (ls *levelSource) chunkLevels(i, j int) (reps, defs []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return pageLevelsOf(ls.ctx, cc, rg.NumRows, repeated)
+	return pageLevelsOf(ls.ctx, cc, rg.NumRows, rg.Columns[j].MetaData.TotalCompressedSize, repeated)
 }
 
 // wholeChunkRead is the largest column chunk decodeChunkLevels reads in
@@ -274,8 +274,12 @@ func decodeChunkLevels(ctx context.Context, src RangeReader, cc *format.ColumnCh
 		off += hlen + size
 		switch h.Type {
 		case format.DataPage, format.DataPageV2:
-			if entries := pageEntries(h); entries < 0 || entries > rows-int64(len(levels)) {
+			entries := pageEntries(h)
+			if entries < 0 || entries > rows-int64(len(levels)) {
 				return nil, fmt.Errorf("page of %d values past the chunk's %d rows: %w", entries, rows, ErrParquet)
+			}
+			if err := checkLevelsHeld(int64(len(levels))+entries, cc.MetaData.TotalCompressedSize); err != nil {
+				return nil, err
 			}
 			defs, _, err := pageLevels(h, body, h.Type == format.DataPageV2, codec, leaf)
 			if err != nil {
@@ -301,10 +305,11 @@ func pageEntries(h *format.PageHeader) int64 {
 	return int64(h.DataPageHeader.V.NumValues)
 }
 
-// pageLevelsOf returns the levels of a column chunk as parquet-go decodes
-// its pages: the definition levels, one a row, of a leaf without
-// repetition; the repetition levels too of one repeated.
-func pageLevelsOf(ctx context.Context, chunk parquet.ColumnChunk, rows int64, repeated bool) (reps, defs []byte, err error) {
+// pageLevelsOf returns the levels of a column chunk (stored in stored
+// bytes) as parquet-go decodes its pages: the definition levels, one a
+// row, of a leaf without repetition; the repetition levels too of one
+// repeated.
+func pageLevelsOf(ctx context.Context, chunk parquet.ColumnChunk, rows, stored int64, repeated bool) (reps, defs []byte, err error) {
 	pages := chunk.Pages()
 	defer pages.Close()
 	defs = make([]byte, 0, min(rows, 1<<20))
@@ -334,6 +339,9 @@ func pageLevelsOf(ctx context.Context, chunk parquet.ColumnChunk, rows int64, re
 		}
 		defs = append(defs, pd...)
 		parquet.Release(p)
+		if err := checkLevelsHeld(int64(len(reps)+len(defs)), stored); err != nil {
+			return nil, nil, err
+		}
 		if starts != n {
 			return nil, nil, fmt.Errorf("page of %d rows has %d definition and %d repetition levels: %w", n, len(pd), len(pr), ErrParquet)
 		}

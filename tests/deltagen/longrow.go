@@ -11,13 +11,13 @@ import (
 )
 
 // ContinueLastRow returns a copy of an uncompressed Parquet file whose
-// last column chunk (by offset), a list of optional elements (repetition
-// level 1, definition level 2 for a null element), is followed by pages
-// v1 data pages of perPage null elements each, every one continuing the
-// chunk's last row: one row of pages×perPage values, some 30 bytes a
-// page. Page indexes are dropped (they lay between the chunks and the
-// footer).
-func ContinueLastRow(data []byte, pages, perPage int) ([]byte, error) {
+// last column chunk (by offset), a leaf repeated once (maximum
+// repetition level 1) whose definition level def is a null in a list
+// (1 for a list of optional elements), is followed by pages v1 data
+// pages of perPage such nulls each, every one continuing the chunk's
+// last row: one row of pages×perPage values, some 30 bytes a page. Page
+// indexes are dropped (they lay between the chunks and the footer).
+func ContinueLastRow(data []byte, pages, perPage int, def byte) ([]byte, error) {
 	if len(data) < 12 {
 		return nil, errors.New("not a Parquet file")
 	}
@@ -56,7 +56,7 @@ func ContinueLastRow(data []byte, pages, perPage int) ([]byte, error) {
 		run[len(run)-1] = level
 		return append(binary.LittleEndian.AppendUint32(nil, uint32(len(run))), run...)
 	}
-	body := slices.Concat(levels(1, 1), levels(2, 1)) // repetition 1, definition 1: null
+	body := slices.Concat(levels(1, 1), levels(8, def)) // a byte a level for any width up to 8
 	h := format.PageHeader{Type: format.DataPage, UncompressedPageSize: int32(len(body)), CompressedPageSize: int32(len(body))}
 	h.DataPageHeader.Valid = true
 	h.DataPageHeader.V = format.DataPageHeader{NumValues: int32(perPage), Encoding: format.Plain,
