@@ -298,22 +298,29 @@ func withoutAdded(t *testing.T, view []byte, rows []parquet.Row) []parquet.Row {
 	}
 	paths := f.Schema().Columns()
 	index := make([]int, len(paths)) // served leaf -> leaf among the stored, -1: added
+	// An added field takes its levels from a served leaf beside it: under
+	// its own struct, or, when none of that struct's fields is served (the
+	// struct is filled whole, as null), under the nearest struct above
+	// it, up to that struct's level.
 	sibling := make([]int, len(paths))
-	maxDef := make([]int, len(paths))
+	maxDef := make([]int, len(paths)) // the most an added leaf's sibling says
 	stored := 0
 	for c, p := range paths {
 		leaf, _ := f.Schema().Lookup(p...)
-		maxDef[c], sibling[c], index[c] = leaf.MaxDefinitionLevel, -1, stored
+		sibling[c], index[c] = -1, stored
 		switch {
 		case p[0] == "added":
 			index[c] = -1
 		case p[len(p)-1] == "added_f":
 			index[c] = -1
-			for q, qp := range paths {
-				ql, _ := f.Schema().Lookup(qp...)
-				if len(qp) >= len(p) && slices.Equal(qp[:len(p)-1], p[:len(p)-1]) && !slices.Contains(qp, "added_f") && ql.MaxRepetitionLevel == leaf.MaxRepetitionLevel {
-					sibling[c] = q
-					break
+		near:
+			for k := len(p) - 1; k > 0; k-- {
+				for q, qp := range paths {
+					ql, _ := f.Schema().Lookup(qp...)
+					if len(qp) > k && slices.Equal(qp[:k], p[:k]) && !slices.Contains(qp, "added_f") && ql.MaxRepetitionLevel == leaf.MaxRepetitionLevel {
+						sibling[c], maxDef[c] = q, definitionLevelOf(f.Schema(), p[:k])
+						break near
+					}
 				}
 			}
 		default:
@@ -339,7 +346,7 @@ func withoutAdded(t *testing.T, view []byte, rows []parquet.Row) []parquet.Row {
 				if k >= len(values[q]) {
 					t.Fatalf("row %d: added leaf %v has more values than its sibling %v (%d)", i, paths[c], paths[q], len(values[q]))
 				}
-				want, wantRep = min(values[q][k].DefinitionLevel(), maxDef[c]-1), values[q][k].RepetitionLevel()
+				want, wantRep = min(values[q][k].DefinitionLevel(), maxDef[c]), values[q][k].RepetitionLevel()
 			}
 			taken[c]++
 			if !v.IsNull() || v.DefinitionLevel() != want || v.RepetitionLevel() != wantRep {
@@ -503,4 +510,22 @@ func allRows(t *testing.T, data []byte) []parquet.Row {
 		rows.Close()
 	}
 	return out
+}
+
+// definitionLevelOf is the definition level at which the node at path is
+// present: the optional and repeated nodes down to it, itself included.
+func definitionLevelOf(node parquet.Node, path []string) int {
+	level := 0
+	for _, name := range path {
+		for _, field := range node.Fields() {
+			if field.Name() == name {
+				node = field
+				break
+			}
+		}
+		if node.Optional() || node.Repeated() {
+			level++
+		}
+	}
+	return level
 }
