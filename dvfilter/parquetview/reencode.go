@@ -193,7 +193,7 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	spill := re.opts.SpillThreshold < 0 || compressed > re.opts.SpillThreshold
 
 	wopts := []parquet.WriterOption{
-		writeSchema(re.pf.Schema(), re.widen),
+		writeSchema(re.pf.Schema(), re.widen, dictionaryLeaves(rg)),
 		parquet.Compression(codec),
 		parquet.DataPageVersion(1), // what every reader understands
 		parquet.CreatedBy("deltafs", "parquetview", "reencode"),
@@ -479,7 +479,7 @@ func (re *reencoder) widenSchema(schema []format.SchemaElement) ([]format.Schema
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := parquet.NewWriter(&buf, writeSchema(pf.Schema(), re.widen)).Close(); err != nil {
+	if err := parquet.NewWriter(&buf, writeSchema(pf.Schema(), re.widen, nil)).Close(); err != nil {
 		return nil, fmt.Errorf("widened schema: %w", err)
 	}
 	tmd, _, err := readFooter(re.ctx, bytesRange(buf.Bytes()), int64(buf.Len()))
