@@ -61,18 +61,19 @@ func checkCompressed(codec format.CompressionCodec, src []byte, stored, size int
 // levels and values claim (pagecodec.CheckValues), which they take on
 // trust as well. It reads and decompresses every page. lv are the leaves
 // of pf's schema, walked once per file by the caller (once per chunk made
-// a file of 3,000 columns cost 9 million leaves).
-func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, lv []leafInfo, rg, col int, dataEnd int64) error {
+// a file of 3,000 columns cost 9 million leaves). It reports how the
+// chunk's pages hold its values.
+func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, lv []leafInfo, rg, col int, dataEnd int64) (chunkValues, error) {
 	md := pf.Metadata()
 	if rg >= len(md.RowGroups) || col >= len(md.RowGroups[rg].Columns) {
-		return fmt.Errorf("no column chunk %d in row group %d: %w", col, rg, ErrParquet)
+		return 0, fmt.Errorf("no column chunk %d in row group %d: %w", col, rg, ErrParquet)
 	}
 	cc := &md.RowGroups[rg].Columns[col]
 	if _, _, err := chunkRange(cc, dataEnd); err != nil {
-		return err
+		return 0, err
 	}
 	if col >= len(lv) {
-		return fmt.Errorf("no leaf column %d: %w", col, ErrParquet)
+		return 0, fmt.Errorf("no leaf column %d: %w", col, ErrParquet)
 	}
 	leaf := lv[col]
 	leaf.typ = cc.MetaData.Type
@@ -84,30 +85,43 @@ func checkChunkPages(ctx context.Context, src RangeReader, pf *parquet.File, lv 
 	}
 	end := start + cc.MetaData.TotalCompressedSize
 	if start < int64(len(magic)) || end > dataEnd || end < start {
-		return fmt.Errorf("column chunk at [%d, %d) lies outside the column data [4, %d): %w", start, end, dataEnd, ErrParquet)
+		return 0, fmt.Errorf("column chunk at [%d, %d) lies outside the column data [4, %d): %w", start, end, dataEnd, ErrParquet)
 	}
 	// parquet-go decodes every row group's pages of a column with the
 	// codec of the first row group's chunk, whatever the others say.
 	codec := md.RowGroups[0].Columns[col].MetaData.Codec
+	dictPage, values := false, false // a dictionary page; a data page of values, not indexes
 	for off := start; off < end; {
 		h, hlen, err := readPageHeader(ctx, src, off, end)
 		if err != nil {
-			return fmt.Errorf("%v: %w", err, ErrParquet)
+			return 0, fmt.Errorf("%v: %w", err, ErrParquet)
 		}
 		size := int64(h.CompressedPageSize)
 		if size < 0 || off+hlen+size > end {
-			return fmt.Errorf("page at %d overruns its chunk: %w", off, ErrParquet)
+			return 0, fmt.Errorf("page at %d overruns its chunk: %w", off, ErrParquet)
 		}
 		body, err := readFull(ctx, src, off+hlen, size)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		off += hlen + size
 		if err := checkPage(h, body, codec, leaf); err != nil {
-			return fmt.Errorf("page at %d: %w", off-size, err)
+			return 0, fmt.Errorf("page at %d: %w", off-size, err)
+		}
+		switch h.Type {
+		case format.DictionaryPage:
+			dictPage = true
+		case format.DataPage, format.DataPageV2:
+			values = values || !dictionaryEncoding(pageEncoding(h))
 		}
 	}
-	return nil
+	switch {
+	case !dictPage:
+		return storedValues, nil
+	case values:
+		return dictionaryFallenBack, nil
+	}
+	return dictionaryOnly, nil
 }
 
 // checkPage checks a page's stored bytes as parquet-go will decompress
@@ -134,4 +148,25 @@ func checkPage(h *format.PageHeader, body []byte, codec format.CompressionCodec,
 		return fmt.Errorf("%v: %w", err, ErrParquet)
 	}
 	return nil
+}
+
+// chunkValues is how a column chunk's data pages hold its values.
+type chunkValues uint8
+
+const (
+	storedValues         chunkValues = iota // no dictionary: each page holds its values
+	dictionaryOnly                          // a dictionary page, and data pages of its indexes
+	dictionaryFallenBack                    // a dictionary, then data pages of values: its writer fell back (pyarrow past 1 MiB of dictionary)
+)
+
+// pageEncoding is the encoding of a data page's values.
+func pageEncoding(h *format.PageHeader) format.Encoding {
+	if h.Type == format.DataPageV2 {
+		return h.DataPageHeaderV2.V.Encoding
+	}
+	return h.DataPageHeader.V.Encoding
+}
+
+func dictionaryEncoding(e format.Encoding) bool {
+	return e == format.RLEDictionary || e == format.PlainDictionary
 }

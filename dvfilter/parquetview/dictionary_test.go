@@ -3,6 +3,9 @@ package parquetview
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -29,6 +32,19 @@ func TestDictionaryColumnsStayDictionaries(t *testing.T) {
 	blob := strings.Repeat("0123456789", 10_000)
 	data := writeRowGroups(t, func(i int64) sharedBlobRow { return sharedBlobRow{ID: i, Tags: []string{"a"}, Blob: blob} }, []int{1000},
 		parquet.Compression(&parquet.Snappy))
+	t.Run("as written", func(t *testing.T) { checkDictionaryKept(t, data, blob) })
+	// The footer's encodings are not what says: the pages are.
+	md := footerOf(t, data)
+	for j := range md.RowGroups[0].Columns {
+		cm := &md.RowGroups[0].Columns[j].MetaData
+		cm.Encoding, cm.EncodingStats = []format.Encoding{format.Plain, format.RLE}, nil
+	}
+	t.Run("footer saying PLAIN", func(t *testing.T) { checkDictionaryKept(t, withSchema(t, data, md), blob) })
+}
+
+// checkDictionaryKept builds the view of data without its first row and
+// checks that its blob column has a dictionary and the rows are kept.
+func checkDictionaryKept(t *testing.T, data []byte, blob string) {
 	src := &bytesSource{data: data}
 	v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(0), BuildOptions{})
 	if err != nil {
@@ -57,24 +73,54 @@ func TestDictionaryColumnsStayDictionaries(t *testing.T) {
 	}
 }
 
-// TestDictionaryLeaves: a chunk is re-encoded with a dictionary when it
-// was written with one throughout, as far as its page stats tell.
-func TestDictionaryLeaves(t *testing.T) {
-	chunk := func(encodings []format.Encoding, stats ...format.PageEncodingStats) format.ColumnChunk {
-		return format.ColumnChunk{MetaData: format.ColumnMetaData{Encoding: encodings, EncodingStats: stats}}
+// TestFallbackDictionaryBounded: a chunk of dictionary indexes and PLAIN
+// values (a writer falling back past its dictionary's limit) is written in
+// full, within the row group's budget. The file (pyarrow, 22 KB: 2,990
+// rows naming one 100 KB string, then 10 past a dictionary limit of 100 KB)
+// would be 300 MB so: it is refused, not held. Its pages: a dictionary,
+// a page of 2,990 indexes, a PLAIN page. Written by pyarrow 26:
+//
+//	blob, rng = "0123456789" * 10_000, random.Random(1)
+//	vals = [blob] * 2990 + ["v%d-%s" % (i, rng.random()) for i in range(10)]
+//	t = pa.table({"id": range(3000), "tags": [["t"]] * 3000, "blob": vals})
+//	pq.write_table(t, path, compression="snappy", dictionary_pagesize_limit=50_000, write_batch_size=2990)
+func TestFallbackDictionaryBounded(t *testing.T) {
+	data, err := os.ReadFile("testdata/fallback-dictionary.parquet")
+	if err != nil {
+		t.Fatal(err)
 	}
-	dictPage := format.PageEncodingStats{PageType: format.DictionaryPage, Encoding: format.Plain, Count: 1}
-	rg := &format.RowGroup{Columns: []format.ColumnChunk{
-		chunk([]format.Encoding{format.RLEDictionary, format.Plain, format.RLE}), // no stats: its encodings tell
-		chunk([]format.Encoding{format.PlainDictionary, format.Plain, format.RLE}, dictPage,
-			format.PageEncodingStats{PageType: format.DataPage, Encoding: format.PlainDictionary, Count: 7}),
-		chunk([]format.Encoding{format.RLEDictionary, format.Plain, format.RLE}, dictPage, // fell back (pyarrow past 1 MiB)
-			format.PageEncodingStats{PageType: format.DataPage, Encoding: format.RLEDictionary, Count: 3},
-			format.PageEncodingStats{PageType: format.DataPage, Encoding: format.Plain, Count: 5}),
-		chunk([]format.Encoding{format.Plain, format.RLE}),
-		chunk([]format.Encoding{format.DeltaByteArray, format.RLE}),
-	}}
-	if got, want := dictionaryLeaves(rg), []bool{true, true, false, false, false}; !slices.Equal(got, want) {
-		t.Errorf("dictionaryLeaves = %v, want %v", got, want)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = Build(context.Background(), &bytesSource{data: data}, int64(len(data)), dvfilter.NewVector(0), BuildOptions{})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), "written in full") {
+		t.Fatalf("err = %v, want the row group refused", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 200<<20 {
+		t.Errorf("allocated %d MB refusing a %d-byte file", got>>20, len(data))
+	}
+}
+
+// plainBlobRow is sharedBlobRow without a dictionary.
+type plainBlobRow struct {
+	ID   int64    `parquet:"id"`
+	Tags []string `parquet:"tags,list"`
+	Blob string   `parquet:"blob"`
+}
+
+// TestStoredValuesNotBudgeted: values stored in full are re-encoded
+// whatever they take decoded: they are written as compactly as they were
+// read (here 1,000 copies of a 100 KB string, 100 MB decoded, in zstd).
+func TestStoredValuesNotBudgeted(t *testing.T) {
+	blob := strings.Repeat("0123456789", 10_000)
+	data := writeRowGroups(t, func(i int64) plainBlobRow { return plainBlobRow{ID: i, Tags: []string{"a"}, Blob: blob} }, []int{1000},
+		parquet.Compression(&parquet.Zstd))
+	src := &bytesSource{data: data}
+	v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(0), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Size() > 2*int64(len(data)) || v.Rows != 999 {
+		t.Fatalf("a view of %d rows, %d bytes, from a file of %d", v.Rows, v.Size(), len(data))
 	}
 }

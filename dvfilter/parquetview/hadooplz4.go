@@ -79,24 +79,26 @@ func (re *reencoder) plainGroup(i int) (parquet.RowGroup, error) {
 	if err == nil {
 		lv, err = leaves(pf.Metadata().Schema)
 	}
-	for j := range pf.Metadata().RowGroups[0].Columns {
+	values := make([]chunkValues, len(pf.Metadata().RowGroups[0].Columns))
+	for j := range values {
 		if err == nil {
-			err = checkChunkPages(re.ctx, src, pf, lv, 0, j, footer.start)
+			values[j], err = checkChunkPages(re.ctx, src, pf, lv, 0, j, footer.start)
 		}
 	}
 	if err != nil {
 		buf.close()
 		return nil, err
 	}
-	re.plain = &plainCopy{group: i, rg: pf.RowGroups()[0], buf: buf}
+	re.plain = &plainCopy{group: i, rg: pf.RowGroups()[0], buf: buf, values: values}
 	return re.plain.rg, nil
 }
 
 // plainCopy is a row group parquet-go reads from a copy (plainGroup).
 type plainCopy struct {
-	group int
-	rg    parquet.RowGroup
-	buf   *spillBuffer
+	group  int
+	rg     parquet.RowGroup
+	buf    *spillBuffer
+	values []chunkValues // by column
 }
 
 // spillBuffer holds what is written to it in memory up to limit bytes

@@ -2,9 +2,11 @@ package parquetview
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // What the re-encoder holds of a column is bounded by the bytes its
@@ -46,14 +48,20 @@ const flushBytes = 4 << 20
 
 // writeBounded returns a function that writes whole rows of values of
 // kind to dst, in pieces of about flushBytes or less (values of a fixed
-// size are written in one: a batch of them is small).
-func writeBounded(dst *parquet.ColumnWriter, kind parquet.Kind) func([]parquet.Value) error {
+// size are written in one: a batch of them is small), the bytes of byte
+// arrays spent from plain (nil: dst writes them with a dictionary).
+func writeBounded(dst *parquet.ColumnWriter, kind parquet.Kind, plain *plainBudget) func([]parquet.Value) error {
 	arrays := kind == parquet.ByteArray || kind == parquet.FixedLenByteArray
 	return func(vals []parquet.Value) error {
 		for len(vals) > 0 {
-			n := len(vals)
+			n, size := len(vals), int64(0)
 			if arrays {
-				n = wholeRows(vals, flushBytes)
+				n, size = wholeRows(vals, flushBytes)
+			}
+			if plain != nil {
+				if err := plain.spend(size); err != nil {
+					return err
+				}
 			}
 			if _, err := dst.WriteRowValues(vals[:n]); err != nil {
 				return fmt.Errorf("encode: %w (%w)", err, ErrParquet)
@@ -65,16 +73,48 @@ func writeBounded(dst *parquet.ColumnWriter, kind parquet.Kind) func([]parquet.V
 }
 
 // wholeRows is how many of vals, from the first, make whole rows of
-// about size bytes: the rows until one ends past size, or all of vals.
-func wholeRows(vals []parquet.Value, size int64) int {
+// about size bytes (the rows until one ends past size, or all of vals),
+// and their bytes.
+func wholeRows(vals []parquet.Value, size int64) (int, int64) {
 	var sum int64
 	for i := range vals {
 		if sum >= size && vals[i].RepetitionLevel() == 0 {
-			return i
+			return i, sum
 		}
 		sum += arrayBytes(&vals[i])
 	}
-	return len(vals)
+	return len(vals), sum
+}
+
+// plainBudget is what the byte arrays of a re-encoded row group written in
+// full (PLAIN) may take together: 64 times the row group's stored bytes,
+// and 64 MiB whatever they are. Values a dictionary page holds once are
+// written once for each index naming them: the parquet-go writer holds a
+// row group's pages until it ends, and 30,000 indexes naming one 100 KB
+// string made 3 GB of a 1 MB file. A column whose pages are all indexes
+// keeps its dictionary (checkColumn); one that mixes indexes and values
+// (as writers fall back) is written in full, within this budget.
+type plainBudget struct {
+	left          atomic.Int64
+	limit, stored int64
+}
+
+func newPlainBudget(rg *format.RowGroup) *plainBudget {
+	var stored int64
+	for j := range rg.Columns {
+		stored += max(rg.Columns[j].MetaData.TotalCompressedSize, 0)
+	}
+	b := &plainBudget{limit: 64*stored + 64<<20, stored: stored}
+	b.left.Store(b.limit)
+	return b
+}
+
+// spend takes n bytes from the budget, or fails once it is spent.
+func (b *plainBudget) spend(n int64) error {
+	if b.left.Add(-n) < 0 {
+		return fmt.Errorf("re-encoded, the row group's values would take more than %d bytes written in full, from %d stored: %w", b.limit, b.stored, ErrParquet)
+	}
+	return nil
 }
 
 // Filling a field missing from a file (nested.go) takes the levels of a

@@ -89,17 +89,21 @@ func TestWholeRows(t *testing.T) {
 		}
 	}
 	var pieces []int
+	var sizes []int64
 	for v := vals; len(v) > 0; {
-		n := wholeRows(v, 4<<20)
-		pieces = append(pieces, n)
+		n, size := wholeRows(v, 4<<20)
+		pieces, sizes = append(pieces, n), append(sizes, size)
 		v = v[n:]
 	}
 	if want := []int{5, 5}; !slices.Equal(pieces, want) { // 3+2 MiB, then 1+4
 		t.Errorf("pieces of %v values, want %v", pieces, want)
 	}
+	if want := []int64{5 << 20, 5 << 20}; !slices.Equal(sizes, want) {
+		t.Errorf("pieces of %v bytes, want %v", sizes, want)
+	}
 	nulls := make([]parquet.Value, 10_000)
-	if n := wholeRows(nulls, 4<<20); n != len(nulls) {
-		t.Errorf("%d of %d nulls in a piece", n, len(nulls))
+	if n, size := wholeRows(nulls, 4<<20); n != len(nulls) || size != 0 {
+		t.Errorf("%d of %d nulls in a piece of %d bytes", n, len(nulls), size)
 	}
 }
 

@@ -96,25 +96,39 @@ func (re *reencoder) group(i int) (parquet.RowGroup, error) {
 	return pf.RowGroups()[i], nil
 }
 
+// checkColumn checks the pages of column chunk j of row group i before
+// parquet-go decodes them, and reports how they hold its values.
+func (re *reencoder) checkColumn(i, j int) (chunkValues, error) {
+	g, err := re.group(i)
+	if err != nil {
+		return 0, err
+	}
+	if j >= len(g.ColumnChunks()) {
+		return 0, fmt.Errorf("parquet-go sees %d columns: %w", len(g.ColumnChunks()), ErrParquet)
+	}
+	if re.lz4[i] { // a copy's pages were checked as it was made
+		if j >= len(re.plain.values) {
+			return 0, fmt.Errorf("no column chunk %d in the copy: %w", j, ErrParquet)
+		}
+		return re.plain.values[j], nil
+	}
+	if re.leaves == nil {
+		if re.leaves, err = leaves(re.pf.Metadata().Schema); err != nil {
+			return 0, err
+		}
+	}
+	return checkChunkPages(re.ctx, re.src, re.pf, re.leaves, i, j, re.dataEnd)
+}
+
 // column returns column chunk j of row group i for parquet-go to decode,
 // its pages checked.
 func (re *reencoder) column(i, j int) (parquet.ColumnChunk, error) {
+	if _, err := re.checkColumn(i, j); err != nil {
+		return nil, err
+	}
 	g, err := re.group(i)
 	if err != nil {
 		return nil, err
-	}
-	if j >= len(g.ColumnChunks()) {
-		return nil, fmt.Errorf("parquet-go sees %d columns: %w", len(g.ColumnChunks()), ErrParquet)
-	}
-	if !re.lz4[i] { // a copy's pages were checked as it was made
-		if re.leaves == nil {
-			if re.leaves, err = leaves(re.pf.Metadata().Schema); err != nil {
-				return nil, err
-			}
-		}
-		if err := checkChunkPages(re.ctx, re.src, re.pf, re.leaves, i, j, re.dataEnd); err != nil {
-			return nil, err
-		}
 	}
 	return g.ColumnChunks()[j], nil
 }
@@ -192,8 +206,14 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 	}
 	spill := re.opts.SpillThreshold < 0 || compressed > re.opts.SpillThreshold
 
+	values := make([]chunkValues, len(rg.Columns))
+	for j := range values {
+		if values[j], err = re.checkColumn(i, j); err != nil {
+			return nil, err
+		}
+	}
 	wopts := []parquet.WriterOption{
-		writeSchema(re.pf.Schema(), re.widen, dictionaryLeaves(rg)),
+		writeSchema(re.pf.Schema(), re.widen, values),
 		parquet.Compression(codec),
 		parquet.DataPageVersion(1), // what every reader understands
 		parquet.CreatedBy("deltafs", "parquetview", "reencode"),
@@ -216,12 +236,7 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 		bw = bufio.NewWriterSize(io.NewOffsetWriter(re.spill, base), 1<<20)
 		w = bw
 	}
-	for j := range rg.Columns {
-		if _, err := re.column(i, j); err != nil {
-			return nil, err
-		}
-	}
-	n, err := re.copyRows(parquet.NewWriter(w, wopts...), g, first, rg)
+	n, err := re.copyRows(parquet.NewWriter(w, wopts...), g, first, rg, values)
 	if err != nil {
 		return nil, err
 	}
@@ -306,10 +321,11 @@ func (re *reencoder) rowGroup(b *viewBuilder, i int, rg *format.RowGroup, first 
 }
 
 // copyRows writes the rows of rg (its footer entry: md) that vec keeps to
-// w, column by column, closes w and returns the number of rows written.
-// Going by column (decode a column's values, drop those of deleted rows,
-// encode the rest) avoids assembling rows, which costs several times more.
-func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first int64, md *format.RowGroup) (int64, error) {
+// w, column by column, closes w and returns the number of rows written;
+// values says how each column's pages held its values. Going by column
+// (decode a column's values, drop those of deleted rows, encode the rest)
+// avoids assembling rows, which costs several times more.
+func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first int64, md *format.RowGroup, values []chunkValues) (int64, error) {
 	numRows := md.NumRows
 	if got := rg.NumRows(); got != numRows {
 		return 0, fmt.Errorf("parquet-go sees %d rows, footer says %d: %w", got, numRows, ErrParquet)
@@ -320,9 +336,10 @@ func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first int6
 		return true
 	})
 	src, dst := rg.ColumnChunks(), w.ColumnWriters()
-	if len(src) != len(dst) || len(src) != len(md.Columns) {
+	if len(src) != len(dst) || len(src) != len(md.Columns) || len(src) != len(values) {
 		return 0, fmt.Errorf("%d source columns, %d to write, %d in the footer: %w", len(src), len(dst), len(md.Columns), ErrParquet)
 	}
+	budget := newPlainBudget(md)
 	// Columns are independent: re-encode them in parallel, each with its
 	// own reader and column writer.
 	type result struct {
@@ -346,7 +363,11 @@ func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first int6
 				<-sem
 				wg.Done()
 			}()
-			r.rows, r.kept, r.err = re.copyColumn(dst[j], src[j], first, md.Columns[j].MetaData.TotalCompressedSize, deleted, re.widening(j))
+			var plain *plainBudget // values written in full that a dictionary held once
+			if values[j] == dictionaryFallenBack {
+				plain = budget
+			}
+			r.rows, r.kept, r.err = re.copyColumn(dst[j], src[j], first, md.Columns[j].MetaData.TotalCompressedSize, deleted, re.widening(j), plain)
 		}()
 	}
 	wg.Wait()
@@ -382,8 +403,10 @@ func (re *reencoder) widening(j int) *widening {
 // bytes, whose first row has index first, without those of deleted rows
 // (ascending), to dst, converted by wd when set. A value with repetition
 // level 0 starts a row. It returns the rows seen and kept. What it holds
-// is bounded by stored (held.go).
-func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChunk, first, stored int64, deleted []uint64, wd *widening) (rows, kept int64, err error) {
+// is bounded by stored, and what it writes of byte arrays by plain (nil:
+// they are bounded by their pages' bytes, or written with a dictionary;
+// held.go).
+func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChunk, first, stored int64, deleted []uint64, wd *widening, plain *plainBudget) (rows, kept int64, err error) {
 	r := parquet.NewColumnChunkValueReader(src)
 	defer r.Close()
 	buf := make([]parquet.Value, 4096)
@@ -394,7 +417,7 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 	drop := false
 	limit := maxRowBytes(stored)
 	rowBytes := int64(0) // what the row being read takes held
-	write := writeBounded(dst, src.Type().Kind())
+	write := writeBounded(dst, src.Type().Kind(), plain)
 	for {
 		if err := re.ctx.Err(); err != nil {
 			return 0, 0, err

@@ -2,35 +2,34 @@ package parquetview
 
 import (
 	"reflect"
-	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
-	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // writeSchema returns the schema re-encoded row groups are written with:
-// the source file's schema, same fields in the same order, with every leaf
-// PLAIN-encoded but those dict says were dictionary-encoded (by leaf index;
-// nil: none), and the leaves widen names (nil: none) in their wider types.
-// parquet-go guesses a file column's encoding from the chunk's encoding
-// list, and its guess can be unwritable (RLE for INT32 in parquet-mr files
-// listing BIT_PACKED, RLE, PLAIN); PLAIN is valid for every type, and a
-// dictionary for every type but booleans. A dictionary-encoded column stays
-// one: written PLAIN, a long value its rows share is written again for each
-// (30,000 rows naming one 100 KB string, a 1 MB file, became 3 GB). Each
-// leaf keeps the compression of the source column.
-func writeSchema(s *parquet.Schema, widen []*widening, dict []bool) *parquet.Schema {
+// the source file's schema, same fields in the same order, every leaf
+// PLAIN-encoded but those values says were a dictionary and pages of its
+// indexes only (by leaf index; nil: none), and the leaves widen names
+// (nil: none) in their wider types. parquet-go guesses a file column's
+// encoding from the chunk's encoding list, and its guess can be unwritable
+// (RLE for INT32 in parquet-mr files listing BIT_PACKED, RLE, PLAIN);
+// PLAIN is valid for every type, and a dictionary for every type but
+// booleans. A column of dictionary indexes keeps a dictionary: written
+// PLAIN, a long value its rows share is written again for each (30,000
+// rows naming one 100 KB string, a 1 MB file, became 3 GB). Each leaf
+// keeps the compression of the source column.
+func writeSchema(s *parquet.Schema, widen []*widening, values []chunkValues) *parquet.Schema {
 	leaf := 0
-	return parquet.NewSchema(s.Name(), plainNode(s, widen, dict, &leaf))
+	return parquet.NewSchema(s.Name(), plainNode(s, widen, values, &leaf))
 }
 
 // plainNode is n as written: a group keeps its field order (parquet.Group
 // would sort by name); *leaf counts the leaves met so far.
-func plainNode(n parquet.Node, widen []*widening, dict []bool, leaf *int) parquet.Node {
+func plainNode(n parquet.Node, widen []*widening, values []chunkValues, leaf *int) parquet.Node {
 	if n.Leaf() {
 		i := *leaf
 		*leaf++
@@ -44,12 +43,12 @@ func plainNode(n parquet.Node, widen []*widening, dict []bool, leaf *int) parque
 			}
 			return parquet.Required(w)
 		}
-		return plainLeaf{n, i < len(dict) && dict[i] && n.Type().Kind() != parquet.Boolean}
+		return plainLeaf{n, i < len(values) && values[i] == dictionaryOnly && n.Type().Kind() != parquet.Boolean}
 	}
 	fs := n.Fields()
 	out := make([]parquet.Field, len(fs))
 	for i, f := range fs {
-		out[i] = plainField{Node: plainNode(f, widen, dict, leaf), field: f}
+		out[i] = plainField{Node: plainNode(f, widen, values, leaf), field: f}
 	}
 	return plainGroup{Node: n, fields: out}
 }
@@ -92,26 +91,3 @@ type plainField struct {
 
 func (f plainField) Name() string                           { return f.field.Name() }
 func (f plainField) Value(base reflect.Value) reflect.Value { return f.field.Value(base) }
-
-// dictionaryLeaves says which leaves of a row group's column chunks (in
-// leaf order) were written with a dictionary throughout: their encodings
-// name one, and no data page fell back to another (by the chunk's page
-// encoding stats, where its writer gave them). A chunk that fell back
-// (pyarrow does past a dictionary of 1 MiB) is written PLAIN: its values
-// are too many for a dictionary, and it was mostly PLAIN anyway.
-func dictionaryLeaves(rg *format.RowGroup) []bool {
-	dict := make([]bool, len(rg.Columns))
-	for j := range rg.Columns {
-		md := &rg.Columns[j].MetaData
-		dict[j] = slices.ContainsFunc(md.Encoding, dictionaryEncoding) &&
-			!slices.ContainsFunc(md.EncodingStats, func(s format.PageEncodingStats) bool {
-				data := s.PageType == format.DataPage || s.PageType == format.DataPageV2
-				return data && s.Count > 0 && !dictionaryEncoding(s.Encoding)
-			})
-	}
-	return dict
-}
-
-func dictionaryEncoding(e format.Encoding) bool {
-	return e == format.RLEDictionary || e == format.PlainDictionary
-}
