@@ -22,7 +22,8 @@ import (
 type doctorReport struct {
 	Table                  string            `json:"table"`
 	LatestVersion          int64             `json:"latestVersion"`
-	Checkpoint             *doctorCheckpoint `json:"checkpoint"` // null: none
+	LatestRebuilt          bool              `json:"latestRebuilt"` // false: the fields learned from latest's snapshot (checkpoint, live files, tombstones, retention, files) are unknown, zero
+	Checkpoint             *doctorCheckpoint `json:"checkpoint"`    // null: none
 	CommitsSinceCheckpoint int64             `json:"commitsSinceCheckpoint"`
 	CheckpointInterval     int64             `json:"checkpointInterval"`
 	LastCheckpoint         string            `json:"lastCheckpoint"` // valid, stale, missing or corrupt
@@ -169,7 +170,7 @@ func diagnose(ctx context.Context, location string, latency time.Duration, check
 		return nil, err
 	}
 	r := &doctorReport{
-		Table: st.Location(), LatestVersion: snap.Version,
+		Table: st.Location(), LatestVersion: snap.Version, LatestRebuilt: true,
 		LastCheckpoint: string(t.Hint()), LastCheckpointVersion: t.HintVersion(), LastCheckpointProblem: hintProblem(t),
 		LiveFiles: int64(len(snap.Files)), Tombstones: int64(tombstones),
 		Open: doctorOpen{
@@ -248,12 +249,6 @@ func brokenLatest(ctx context.Context, st *blobstore.Store, t *versions.Table, c
 	r.Findings = append(logFindings(commits, t.PassedOver()), finding{Check: "latest", Level: "error",
 		Message: fmt.Sprintf("v%d: %v", r.LatestVersion, cause), Advice: advice})
 	return r, nil
-}
-
-// latestBroken reports whether latest could not be rebuilt (brokenLatest's
-// report): its checkpoint and live files were never learned.
-func (r *doctorReport) latestBroken() bool {
-	return slices.ContainsFunc(r.Findings, func(f finding) bool { return f.Check == "latest" && f.Level == "error" })
 }
 
 // countLog counts the objects of _delta_log: one full listing, as `ls`

@@ -171,7 +171,7 @@ func versionRange(lo, hi int64) string {
 // printDoctor prints the report for people.
 func printDoctor(w *bufio.Writer, r *doctorReport) {
 	fmt.Fprintf(w, "table        %s\nlatest       v%d\n", r.Table, r.LatestVersion)
-	if r.latestBroken() {
+	if !r.LatestRebuilt {
 		// What rebuilding latest would have told: say so, not "none".
 		checkpoint := "unknown (latest cannot be rebuilt)"
 		if r.LogCheckpointFiles == 0 {

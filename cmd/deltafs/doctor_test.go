@@ -588,8 +588,14 @@ func TestDoctorBrokenLatestText(t *testing.T) {
 			}
 			wantCheckpoint = "checkpoint   unknown (latest cannot be rebuilt)\n"
 		}
+		if rebuilt := doctorLatestRebuilt(t, dir); !rebuilt {
+			t.Errorf("checkpoint %v: latestRebuilt false before the commit is removed", checkpoint)
+		}
 		if err := os.Remove(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", 5))); err != nil {
 			t.Fatal(err)
+		}
+		if rebuilt := doctorLatestRebuilt(t, dir); rebuilt {
+			t.Errorf("checkpoint %v: latestRebuilt true with a commit missing", checkpoint)
 		}
 		code, out, errOut := runCLI("doctor", "--files=false", dir)
 		const cause = "version 6 cannot be rebuilt: missing commit 5"
@@ -600,4 +606,18 @@ func TestDoctorBrokenLatestText(t *testing.T) {
 			t.Errorf("checkpoint %v: want %q and live files unknown:\n%s", checkpoint, wantCheckpoint, out)
 		}
 	}
+}
+
+// doctorLatestRebuilt is what doctor --json says of latest: rebuilt or not
+// (its checkpoint and live files then unknown).
+func doctorLatestRebuilt(t *testing.T, dir string) bool {
+	t.Helper()
+	_, out, _ := runCLI("doctor", "--files=false", "--json", dir)
+	var r struct {
+		LatestRebuilt *bool `json:"latestRebuilt"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.LatestRebuilt == nil {
+		t.Fatalf("doctor --json: %v, no latestRebuilt in %s", err, out)
+	}
+	return *r.LatestRebuilt
 }
