@@ -232,8 +232,8 @@ func columnsFinding(c *doctorColumns, latest int64) finding {
 	}
 	if c.Lacking > 0 {
 		return finding{Check: "columns", Level: "warn",
-			Message: fmt.Sprintf("%s; %d of the %d files served as stored that were checked lack columns of v%d (%s), served without them; e.g. %s",
-				filled, c.Lacking, c.Checked, latest, strings.Join(c.Columns, ", "), strings.Join(c.Examples, "; ")),
+			Message: fmt.Sprintf("%s; %d of the %d files served as stored that were checked %s columns of v%d (%s), served without them; e.g. %s",
+				filled, c.Lacking, c.Checked, map[bool]string{true: "lacks", false: "lack"}[c.Lacking == 1], latest, strings.Join(c.Columns, ", "), strings.Join(c.Examples, "; ")),
 			Advice: "readers then keep or drop those columns by the file they meet first: mount with --check-footers, or tell them to fill columns (DuckDB union_by_name=true, Polars missing_columns=\"insert\", pyarrow a unified schema)"}
 	}
 	if c.Checked > 0 {

@@ -479,6 +479,11 @@ func TestDoctorStatsClaimColumns(t *testing.T) {
 	if level(r, "columns") != "warn" {
 		t.Errorf("findings %+v", r.Findings)
 	}
+	for _, f := range r.Findings {
+		if f.Check == "columns" && !strings.Contains(f.Message, "1 of the 1 files served as stored that were checked lacks columns") {
+			t.Errorf("columns finding: %q", f.Message)
+		}
+	}
 }
 
 // TestDamagedLatestNamesNewestBuildable: a latest commit that does not
