@@ -300,13 +300,13 @@ func withoutAdded(t *testing.T, view []byte, rows []parquet.Row) []parquet.Row {
 	index := make([]int, len(paths)) // served leaf -> leaf among the stored, -1: added
 	// An added field takes its levels from a served leaf beside it: under
 	// its own struct, or, when none of that struct's fields is served (the
-	// struct is filled whole, as null), under the nearest struct above
-	// it, up to that struct's level.
+	// struct is filled whole, as null), under the nearest node above it
+	// with one that repeats no more than that node, up to that node's
+	// level.
 	sibling := make([]int, len(paths))
 	maxDef := make([]int, len(paths)) // the most an added leaf's sibling says
 	stored := 0
 	for c, p := range paths {
-		leaf, _ := f.Schema().Lookup(p...)
 		sibling[c], index[c] = -1, stored
 		switch {
 		case p[0] == "added":
@@ -315,10 +315,11 @@ func withoutAdded(t *testing.T, view []byte, rows []parquet.Row) []parquet.Row {
 			index[c] = -1
 		near:
 			for k := len(p) - 1; k > 0; k-- {
+				def, rep := levelsOf(f.Schema(), p[:k])
 				for q, qp := range paths {
 					ql, _ := f.Schema().Lookup(qp...)
-					if len(qp) > k && slices.Equal(qp[:k], p[:k]) && !slices.Contains(qp, "added_f") && ql.MaxRepetitionLevel == leaf.MaxRepetitionLevel {
-						sibling[c], maxDef[c] = q, definitionLevelOf(f.Schema(), p[:k])
+					if len(qp) > k && slices.Equal(qp[:k], p[:k]) && !slices.Contains(qp, "added_f") && ql.MaxRepetitionLevel == rep {
+						sibling[c], maxDef[c] = q, def
 						break near
 					}
 				}
@@ -512,10 +513,10 @@ func allRows(t *testing.T, data []byte) []parquet.Row {
 	return out
 }
 
-// definitionLevelOf is the definition level at which the node at path is
-// present: the optional and repeated nodes down to it, itself included.
-func definitionLevelOf(node parquet.Node, path []string) int {
-	level := 0
+// levelsOf are the definition level at which the node at path is present
+// and its repetition level: the optional and repeated nodes down to it,
+// and the repeated ones, itself included.
+func levelsOf(node parquet.Node, path []string) (def, rep int) {
 	for _, name := range path {
 		for _, field := range node.Fields() {
 			if field.Name() == name {
@@ -524,8 +525,11 @@ func definitionLevelOf(node parquet.Node, path []string) int {
 			}
 		}
 		if node.Optional() || node.Repeated() {
-			level++
+			def++
+		}
+		if node.Repeated() {
+			rep++
 		}
 	}
-	return level
+	return def, rep
 }
