@@ -1,10 +1,8 @@
 package checkpoint
 
 import (
-	"bytes"
 	"fmt"
 
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -57,37 +55,14 @@ func checkRows(md *format.FileMetaData, size int64) error {
 
 // checkValues refuses a column chunk whose pages claim more values than
 // its row group's rows allow: one a row (a level, null or not) in a
-// column that does not repeat, maxValuesPerRow in one that does. Its
-// pages were checked (checkPages): their headers decode.
-func checkValues(md *format.FileMetaData, sf *sparseFile, chunks []chunkRange, pages map[chunkID][]pageAt) error {
-	for _, c := range chunks {
-		rows := md.RowGroups[c.rg].NumRows
-		limit := rows
-		if c.col.MaxRepetitionLevel() > 0 {
-			limit = maxValuesPerRow*rows + valuesSlack
-		}
-		data, ok := sf.bytes(c.off, c.n)
-		if !ok {
-			return fmt.Errorf("column chunk at %d was not fetched", c.off)
-		}
-		values := int64(0)
-		for _, p := range pages[chunkID{c.rg, c.col.Index()}] {
-			if p.dict {
-				continue
-			}
-			n := p.rows // a column that does not repeat: its values (pageRows)
-			if c.col.MaxRepetitionLevel() > 0 {
-				var h format.PageHeader
-				dec := thrift.NewDecoder(new(thrift.CompactProtocol).NewReader(bytes.NewReader(data[p.start:p.end])))
-				if err := dec.Decode(&h); err != nil {
-					return fmt.Errorf("column chunk at %d: page header at byte %d: %w", c.off, p.start, err)
-				}
-				n = pageValues(&h)
-			}
-			if values += max(n, 0); values > limit { // -1: not a data page
-				return fmt.Errorf("row group %d: column %v claims more than %d values in %d rows", c.rg, c.col.Path(), limit, rows)
-			}
-		}
+// column that does not repeat, maxValuesPerRow in one that does.
+func checkValues(c chunkRange, claimed int64) error {
+	limit := c.rows
+	if c.col.MaxRepetitionLevel() > 0 {
+		limit = maxValuesPerRow*c.rows + valuesSlack
+	}
+	if claimed > limit {
+		return fmt.Errorf("row group %d: column %v claims more than %d values in %d rows", c.rg, c.col.Path(), limit, c.rows)
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func chunkRanges(f *parquet.File, cols *columns, size int64) ([]chunkRange, erro
 			if first := groups[0].Columns[col.Index()].MetaData.Codec; md.Codec != first {
 				return nil, fmt.Errorf("row group %d: column %v is stored with %v, row group 0 with %v (a file's chunks of a column are read with one codec)", i, col.Path(), md.Codec, first)
 			}
-			ranges = append(ranges, chunkRange{rg: i, col: col, off: start, n: n, codec: md.Codec})
+			ranges = append(ranges, chunkRange{rg: i, rows: rg.NumRows, col: col, off: start, n: n, codec: md.Codec})
 		}
 	}
 	if err := checkOverlaps(ranges); err != nil {

@@ -27,13 +27,13 @@ type pageAt struct {
 // page lies inside the chunk and decompresses to a sane size, before
 // parquet-go sizes its buffers from those same headers: a corrupt or hostile
 // checkpoint then fails with an error instead of allocating gigabytes. It
-// returns the pages, which tell where a row group can be cut (rowparts.go).
-func checkPages(chunk []byte, col pagecodec.Column, codec format.CompressionCodec) ([]pageAt, error) {
+// returns the pages, which tell where a row group can be cut (rowparts.go),
+// and the values their headers claim (checkValues).
+func checkPages(chunk []byte, col pagecodec.Column, codec format.CompressionCodec) (pages []pageAt, claimed int64, err error) {
 	repeated := col.MaxRep > 0
 	r := bytes.NewReader(chunk)
 	var proto thrift.CompactProtocol
 	dec := thrift.NewDecoder(proto.NewReader(r))
-	var pages []pageAt
 	// One header decoded into, page after page: it goes to the heap (the
 	// decoder takes it as an interface), some 500 bytes a page, 150 MB
 	// for a file of 300,000 empty pages (7.8 MB). Pages need no bound of
@@ -43,40 +43,50 @@ func checkPages(chunk []byte, col pagecodec.Column, codec format.CompressionCode
 	for r.Len() > 0 {
 		start := len(chunk) - r.Len()
 		if _, _, err := thriftcheck.Struct(chunk[start:]); err != nil {
-			return nil, fmt.Errorf("page header at byte %d: %w", start, err)
+			return nil, 0, fmt.Errorf("page header at byte %d: %w", start, err)
 		}
 		h = format.PageHeader{}
 		if err := dec.Decode(&h); err != nil {
-			return nil, fmt.Errorf("page header at byte %d: %w", start, err)
+			return nil, 0, fmt.Errorf("page header at byte %d: %w", start, err)
 		}
 		size, full := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
 		if size < 0 || size > int64(r.Len()) {
-			return nil, fmt.Errorf("page of %d bytes overruns its column chunk (%d bytes left)", size, r.Len())
+			return nil, 0, fmt.Errorf("page of %d bytes overruns its column chunk (%d bytes left)", size, r.Len())
 		}
 		if full < 0 || full > maxExpansion*size+1<<20 {
-			return nil, fmt.Errorf("page of %d bytes claims %d bytes uncompressed", size, full)
+			return nil, 0, fmt.Errorf("page of %d bytes claims %d bytes uncompressed", size, full)
 		}
 		// Levels are sized from the value count; run-length encoding lets
 		// a small page hold many values, but not billions.
-		if n := pageValues(&h); n < 0 || n > pagecodec.MaxValues(full) {
-			return nil, fmt.Errorf("page of %d bytes claims %d values", full, n)
+		values := pageValues(&h)
+		if values < 0 || values > pagecodec.MaxValues(full) {
+			return nil, 0, fmt.Errorf("page of %d bytes claims %d values", full, values)
 		}
 		body := len(chunk) - r.Len()
 		if err := checkBody(codec, &h, chunk[body:body+int(size)], col); err != nil {
-			return nil, fmt.Errorf("page at byte %d: %w", start, err)
+			return nil, 0, fmt.Errorf("page at byte %d: %w", start, err)
 		}
 		if _, err := r.Seek(size, 1); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		pages = append(pages, pageAt{start: start, end: len(chunk) - r.Len(),
-			dict: h.DictionaryPageHeader.Valid, rows: pageRows(&h, repeated)})
+		p := pageAt{start: start, end: len(chunk) - r.Len(), dict: h.DictionaryPageHeader.Valid, rows: pageRows(&h, repeated)}
+		pages = append(pages, p)
+		switch {
+		case p.dict:
+		case repeated:
+			claimed += values
+		default:
+			claimed += max(p.rows, 0) // a row a value (a level, null or not); -1: not a data page
+		}
 	}
-	return pages, nil
+	return pages, claimed, nil
 }
 
-// chunkRange is the bytes of the column chunk of col in row group rg.
+// chunkRange is the bytes of the column chunk of col in row group rg (of
+// rows rows).
 type chunkRange struct {
 	rg     int
+	rows   int64
 	col    *parquet.Column
 	off, n int64
 	codec  format.CompressionCodec
@@ -118,9 +128,12 @@ func checkChunk(sf *sparseFile, c chunkRange) ([]pageAt, error) {
 	}
 	t := c.col.Type()
 	col := pagecodec.Column{MaxDef: c.col.MaxDefinitionLevel(), MaxRep: c.col.MaxRepetitionLevel(), Type: format.Type(t.Kind()), TypeLength: t.Length()}
-	p, err := checkPages(data, col, c.codec)
+	p, claimed, err := checkPages(data, col, c.codec)
 	if err != nil {
 		return nil, fmt.Errorf("column chunk at %d: %w", c.off, err)
+	}
+	if err := checkValues(c, claimed); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
