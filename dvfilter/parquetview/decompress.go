@@ -158,15 +158,3 @@ const (
 	dictionaryOnly                          // a dictionary page, and data pages of its indexes
 	dictionaryFallenBack                    // a dictionary, then data pages of values: its writer fell back (pyarrow past 1 MiB of dictionary)
 )
-
-// pageEncoding is the encoding of a data page's values.
-func pageEncoding(h *format.PageHeader) format.Encoding {
-	if h.Type == format.DataPageV2 {
-		return h.DataPageHeaderV2.V.Encoding
-	}
-	return h.DataPageHeader.V.Encoding
-}
-
-func dictionaryEncoding(e format.Encoding) bool {
-	return e == format.RLEDictionary || e == format.PlainDictionary
-}

@@ -297,14 +297,6 @@ func decodeChunkLevels(ctx context.Context, src RangeReader, cc *format.ColumnCh
 	return levels, nil
 }
 
-// pageEntries is the number of level entries a data page's header gives.
-func pageEntries(h *format.PageHeader) int64 {
-	if h.Type == format.DataPageV2 {
-		return int64(h.DataPageHeaderV2.V.NumValues)
-	}
-	return int64(h.DataPageHeader.V.NumValues)
-}
-
 // pageLevelsOf returns the levels of a column chunk (stored in stored
 // bytes) as parquet-go decodes its pages: the definition levels, one a
 // row, of a leaf without repetition; the repetition levels too of one

@@ -120,15 +120,7 @@ func rewritePage(h *format.PageHeader, body []byte, isV2 bool, codec compress.Co
 	if err != nil {
 		return newPage{}, err
 	}
-	var (
-		entries int
-		enc     format.Encoding
-	)
-	if isV2 {
-		entries, enc = int(h.DataPageHeaderV2.V.NumValues), h.DataPageHeaderV2.V.Encoding
-	} else {
-		entries, enc = int(h.DataPageHeader.V.NumValues), h.DataPageHeader.V.Encoding
-	}
+	entries, enc := int(pageEntries(h)), pageEncoding(h)
 	// keep[i]: value i (among the non-null ones) stays.
 	present := entries
 	if defs != nil {
@@ -243,4 +235,26 @@ func rewritePage(h *format.PageHeader, body []byte, isV2 bool, codec compress.Co
 		nulls:        nulls,
 		enc:          newEnc,
 	}, nil
+}
+
+// pageEntries is the number of level entries a data page's header gives.
+func pageEntries(h *format.PageHeader) int64 {
+	if h.Type == format.DataPageV2 {
+		return int64(h.DataPageHeaderV2.V.NumValues)
+	}
+	return int64(h.DataPageHeader.V.NumValues)
+}
+
+// pageEncoding is the encoding of a data page's values.
+func pageEncoding(h *format.PageHeader) format.Encoding {
+	if h.Type == format.DataPageV2 {
+		return h.DataPageHeaderV2.V.Encoding
+	}
+	return h.DataPageHeader.V.Encoding
+}
+
+// dictionaryEncoding reports whether values encoded e are indexes into
+// the chunk's dictionary.
+func dictionaryEncoding(e format.Encoding) bool {
+	return e == format.RLEDictionary || e == format.PlainDictionary
 }

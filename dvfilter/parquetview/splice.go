@@ -320,7 +320,7 @@ func spliceChunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, l
 		if rows <= 0 || row+rows > numRows {
 			return splicedChunk{}, fmt.Errorf("data page at %d holds rows [%d, %d) of %d: %w", off, row, row+rows, numRows, errNoSplice)
 		}
-		if (enc == format.PlainDictionary || enc == format.RLEDictionary) && !hasDict {
+		if dictionaryEncoding(enc) && !hasDict {
 			return splicedChunk{}, fmt.Errorf("dictionary-encoded page without dictionary: %w", errNoSplice)
 		}
 		// The deleted rows in [row, row+rows).
