@@ -22,30 +22,37 @@ type storeAnswer struct {
 func (a *storeAnswer) Error() string { return a.text }
 func (a *storeAnswer) Unwrap() error { return a.err }
 
-// oneLine returns err with the store's answer in it said in one line, or
-// err itself when it holds no store answer (a network error, a local one).
-func oneLine(err error) error {
+// answerOf is the store's error answer in err, its error code and
+// message, and whether err holds one (not a network error, a local one).
+func answerOf(err error) (code, message string, ok bool) {
 	var s3 interface {
 		ErrorCode() string
 		ErrorMessage() string
 	} // smithy-go's APIError
 	var az *azcore.ResponseError
 	var gcs *googleapi.Error
-	var code, message string
 	switch {
 	case errors.As(err, &az):
-		code = az.ErrorCode
 		if az.RawResponse != nil { // its status line carries the message
 			message = strings.TrimPrefix(az.RawResponse.Status, strconv.Itoa(az.StatusCode))
 		}
+		return az.ErrorCode, message, true
 	case errors.As(err, &s3):
-		code, message = s3.ErrorCode(), s3.ErrorMessage()
+		return s3.ErrorCode(), s3.ErrorMessage(), true
 	case errors.As(err, &gcs):
-		message = gcs.Message
 		if len(gcs.Errors) > 0 {
 			code = gcs.Errors[0].Reason
 		}
-	default:
+		return code, gcs.Message, true
+	}
+	return "", "", false
+}
+
+// oneLine returns err with the store's answer in it said in one line, or
+// err itself when it holds no store answer.
+func oneLine(err error) error {
+	code, message, ok := answerOf(err)
+	if !ok {
 		return err
 	}
 	text := "the store answered"

@@ -6,7 +6,6 @@ import (
 	"net/url"
 
 	"cloud.google.com/go/storage"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 )
 
 // ErrNoBucket is returned (wrapped) when the bucket (Azure: the container)
@@ -28,13 +27,11 @@ func (e noBucketError) Is(target error) bool { return target == ErrNoBucket }
 // HEAD in a missing bucket), Azure every request (ContainerNotFound, also
 // in a header).
 func (s *Store) noBucket(err error) error {
-	var s3 interface{ ErrorCode() string } // smithy-go's APIError
-	var az *azcore.ResponseError
+	code, _, _ := answerOf(err)
 	switch {
-	case errors.As(err, &s3) && s3.ErrorCode() == "NoSuchBucket",
-		errors.Is(err, storage.ErrBucketNotExist):
+	case code == "NoSuchBucket", errors.Is(err, storage.ErrBucketNotExist):
 		return noBucketError{"bucket", s.bucketName()}
-	case errors.As(err, &az) && az.ErrorCode == "ContainerNotFound":
+	case code == "ContainerNotFound":
 		return noBucketError{"container", s.bucketName()}
 	}
 	return nil
