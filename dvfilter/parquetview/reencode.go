@@ -33,10 +33,14 @@ type reencoder struct {
 
 	pf     *parquet.File
 	leaves []leafInfo // of pf's schema, once a chunk's pages are checked
-	lz4    []bool     // by row group: hadoopLZ4, asked once per file
-	plain  *plainCopy // the row group parquet-go reads from a copy, if any
-	spill  *os.File   // unlinked; nil until a row group spills
-	spEnd  int64      // bytes written to spill
+	// checked: the chunks whose pages were checked (by row group and
+	// leaf), and how they hold their values: a chunk re-encoded and then
+	// read for a filled field's levels is read and checked once.
+	checked map[[2]int]chunkValues
+	lz4     []bool     // by row group: hadoopLZ4, asked once per file
+	plain   *plainCopy // the row group parquet-go reads from a copy, if any
+	spill   *os.File   // unlinked; nil until a row group spills
+	spEnd   int64      // bytes written to spill
 }
 
 // readerAt adapts a RangeReader to io.ReaderAt for parquet-go.
@@ -112,12 +116,20 @@ func (re *reencoder) checkColumn(i, j int) (chunkValues, error) {
 		}
 		return re.plain.values[j], nil
 	}
+	if v, ok := re.checked[[2]int{i, j}]; ok {
+		return v, nil
+	}
 	if re.leaves == nil {
 		if re.leaves, err = leaves(re.pf.Metadata().Schema); err != nil {
 			return 0, err
 		}
+		re.checked = map[[2]int]chunkValues{}
 	}
-	return checkChunkPages(re.ctx, re.src, re.pf, re.leaves, i, j, re.dataEnd)
+	v, err := checkChunkPages(re.ctx, re.src, re.pf, re.leaves, i, j, re.dataEnd)
+	if err == nil {
+		re.checked[[2]int{i, j}] = v
+	}
+	return v, err
 }
 
 // column returns column chunk j of row group i for parquet-go to decode,
