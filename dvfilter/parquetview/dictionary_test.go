@@ -96,7 +96,10 @@ func TestFallbackDictionaryBounded(t *testing.T) {
 	if !errors.Is(err, ErrParquet) || !strings.Contains(err.Error(), "written in full") {
 		t.Fatalf("err = %v, want the row group refused", err)
 	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 200<<20 {
+	// Written in full, its values alone are 300 MB, and the writer copies
+	// them; refused at the budget (65 MB of values), the build allocated
+	// 130-250 MB (the most under -race on a loaded machine).
+	if got := after.TotalAlloc - before.TotalAlloc; got > 400<<20 {
 		t.Errorf("allocated %d MB refusing a %d-byte file", got>>20, len(data))
 	}
 }
