@@ -10,6 +10,7 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/deltafs/deltafs/replay"
 	"github.com/deltafs/deltafs/versions"
 	"github.com/deltafs/deltafs/versions/layout"
 )
@@ -149,6 +150,12 @@ func commitParts(ctx context.Context, r *root, v int64) (*[3]*tree, error) {
 		lay, err := r.layoutOf(ctx, p.Snap, p.Parts, p.NullCounted, adjust)
 		if err != nil {
 			return nil, err
+		}
+		if p.Of != nil {
+			whole := p.Of
+			if err := layout.NameAsIn(lay, whole, func() ([]*replay.Partition, error) { return whole.Partitions(ctx) }, r.layoutOptions()); err != nil {
+				return nil, err
+			}
 		}
 		space := fmt.Sprintf("changes/%d/%s/", c.Version, partNames[i])
 		parts[i] = &tree{version: p.Snap.Version, lay: lay, space: space, vanishes: partNames[i] == nameRemoved}

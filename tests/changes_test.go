@@ -187,6 +187,37 @@ func TestChangesRemovedVacuumed(t *testing.T) {
 	}
 }
 
+// TestChangesNamedAsInVersions: a file is named in changes/<N> as in the
+// version it is served as, also where it shares its base name with a file
+// outside the commit: b/p.parquet, added after a/p.parquet, is served
+// renamed in v/1, so in changes/1/added; and when a commit removes it, in
+// changes/2/removed, as it was in v/1.
+func TestChangesNamedAsInVersions(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil),
+		mustAdd(t, gen, "a/p.parquet", 10))
+	mustCommit(t, gen, mustAdd(t, gen, "b/p.parquet", 20))
+	mustCommit(t, gen, deltagen.Remove("b/p.parquet", 1700000000500))
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	v1 := mustWalk(t, filepath.Join(m.dir, "v", "1"))
+	if len(v1) != 2 || !slices.Contains(v1, "p.parquet") {
+		t.Fatalf("v/1 serves %q, want p.parquet and b/p.parquet renamed", v1)
+	}
+	renamed := v1[0]
+	if renamed == "p.parquet" {
+		renamed = v1[1]
+	}
+	for _, c := range []struct{ part, version string }{{"1/added", "1"}, {"2/removed", "1"}} {
+		got := mustWalk(t, filepath.Join(m.dir, "changes", c.part))
+		if !slices.Equal(got, []string{renamed}) {
+			t.Errorf("changes/%s lists %q, want %q as v/%s names it", c.part, got, renamed, c.version)
+			continue
+		}
+		sameBytes(t, filepath.Join(m.dir, "changes", c.part, renamed), filepath.Join(m.dir, "v", c.version, renamed))
+	}
+}
+
 func mustRead(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)

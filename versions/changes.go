@@ -26,6 +26,7 @@ type Changes struct {
 // Part is one kind of a commit's changes.
 type Part struct {
 	Snap  *replay.Snapshot    // its files; Protocol and Metadata of the version they are served as
+	Of    *replay.Snapshot    // that version, whose names its files take (layout.NameAsIn); nil for the change-data files
 	Parts []*replay.Partition // partition values, aligned with Snap.Files
 	// NullCounted are the columns the files' stats count nulls of,
 	// aligned with Snap.Files (layout.Of: which files lack columns).
@@ -56,6 +57,8 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 		return nil, fmt.Errorf("version %d: %w (%w)", v, ErrNoCommit, err)
 	}
 	c := &Changes{Version: v, Added: emptyPart(snap), CDC: emptyPart(snap)}
+	c.Added.Of = snap
+	added := map[fileKey]bool{}
 	var in action.Interner
 	var removed []action.File // path and deletion vector: the key of what a remove takes out
 	var when int64            // the commit's own timestamp
@@ -66,7 +69,12 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 			if err != nil {
 				return err
 			}
-			c.Added.add(f, a.Add.Partition(&in), a.Add.NullCounted())
+			live := liveIn(snap, f)
+			if live == nil || added[keyOf(live)] {
+				return nil // added twice, or removed again: not what v/<N> serves
+			}
+			added[keyOf(live)] = true
+			c.Added.add(*live, a.Add.Partition(&in), a.Add.NullCounted())
 		case a.Remove != nil:
 			path, err := action.CleanPath(a.Remove.Path, t.root)
 			if err != nil {
@@ -108,11 +116,14 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 		return nil, err
 	}
 	c.Removed = emptyPart(prev)
+	c.Removed.Of = prev
+	gone := map[fileKey]bool{}
 	for _, r := range removed {
-		f := liveBefore(prev, r)
-		if f == nil {
-			continue // not live before: the remove changed nothing
+		f := liveIn(prev, r)
+		if f == nil || gone[keyOf(f)] {
+			continue // not live before, or removed twice: the remove changed nothing
 		}
+		gone[keyOf(f)] = true
 		_, p, counted, _, err := prev.DetailsOf(ctx, r.Path)
 		if err != nil {
 			return nil, err
@@ -122,15 +133,20 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 	return c, nil
 }
 
-// liveBefore is the file of prev that a remove of r takes out: the live
-// file of r's path and deletion vector (reconciliation's key), or nil.
-func liveBefore(prev *replay.Snapshot, r action.File) *replay.File {
+// fileKey is reconciliation's key of a file: its path and deletion vector.
+type fileKey struct{ path, dv string }
+
+func keyOf(f *replay.File) fileKey { return fileKey{f.Path, f.DV.UniqueID()} }
+
+// liveIn is the live file of s with r's key, or nil: the file a remove of
+// r took out of the version before, or the one an add of r put in.
+func liveIn(s *replay.Snapshot, r action.File) *replay.File {
 	id := r.DV.UniqueID()
-	if f := prev.Find(r.Path); f == nil || f.DV.UniqueID() == id {
+	if f := s.Find(r.Path); f == nil || f.DV.UniqueID() == id {
 		return f
 	}
-	for i := range prev.Files { // one path live under several vectors: rare
-		if f := &prev.Files[i]; f.Path == r.Path && f.DV.UniqueID() == id {
+	for i := range s.Files { // one path live under several vectors: rare
+		if f := &s.Files[i]; f.Path == r.Path && f.DV.UniqueID() == id {
 			return f
 		}
 	}
