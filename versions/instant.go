@@ -23,18 +23,28 @@ func Spellable(ms int64) bool {
 
 // ParseInstant reads an instant as people write one: RFC 3339 with Z or an
 // offset and optional fractional seconds (2024-01-05T09:37:00Z,
-// 2024-01-05T10:37:00.5+01:00), or a plain date (2024-01-05: midnight
-// UTC). It returns milliseconds since the epoch; sub-millisecond digits
-// are cut, as a commit's instant has none.
+// 2024-01-05T10:37:00.5+01:00; a space for the T, as RFC 3339 allows and
+// SQL writes), or a plain date (2024-01-05: midnight UTC). It returns
+// milliseconds since the epoch; sub-millisecond digits are cut, as a
+// commit's instant has none. A date and time without a zone is refused,
+// saying so: read in UTC it could name another version than the one meant
+// in local time, as Spark reads it.
 func ParseInstant(s string) (int64, error) {
 	// RFC 3339 allows a lower-case t and z; Go's layout does not. Go also
 	// takes what RFC 3339 does not: a comma before the fraction, an offset
 	// of 24 hours or 60 minutes.
-	if t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s)); err == nil && strictRFC3339(s) {
+	spelled := strings.ToUpper(s)
+	if len(spelled) > 10 && spelled[10] == ' ' {
+		spelled = spelled[:10] + "T" + spelled[11:]
+	}
+	if t, err := time.Parse(time.RFC3339Nano, spelled); err == nil && strictRFC3339(s) {
 		return t.UnixMilli(), nil
 	}
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
 		return t.UnixMilli(), nil
+	}
+	if _, err := time.Parse("2006-01-02T15:04:05.999999999", spelled); err == nil {
+		return 0, fmt.Errorf("instant %q has no time zone: add Z for UTC (%sZ) or an offset (%s+01:00)", s, s, s)
 	}
 	return 0, fmt.Errorf("instant %q: want RFC 3339 (2024-01-05T09:37:00Z, 2024-01-05T10:37:00.5+01:00) or a date (2024-01-05)", s)
 }
