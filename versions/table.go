@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -121,8 +122,12 @@ func (t *Table) open(ctx context.Context) error {
 	latest := maxVersion(files)
 	if latest < 0 {
 		hint := "is this the table's folder, the one holding " + replay.LogDir + "?"
-		if strings.HasSuffix(strings.TrimSuffix(t.root, "/"), "/"+strings.TrimSuffix(replay.LogDir, "/")) {
+		last := path.Base(strings.TrimSuffix(t.root, "/"))
+		switch {
+		case last+"/" == replay.LogDir:
 			hint = "name the folder that holds the log, not the log itself"
+		case strings.Contains(last, "="):
+			hint = fmt.Sprintf("%s looks like a partition folder: name the table's folder, above it", last)
 		}
 		return fmt.Errorf("no Delta log: %s holds no commit or checkpoint (%s)", replay.LogDir, hint)
 	}

@@ -96,6 +96,18 @@ func TestRefusedTablesExitNonZeroWithOneLine(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "no Delta log") {
 		t.Errorf("a folder without a log: exit %d, %q", code, errOut)
 	}
+	for dir, hint := range map[string]string{
+		"_delta_log":      "not the log itself",
+		"date=2024-01-01": "date=2024-01-01 looks like a partition folder: name the table's folder, above it",
+	} {
+		d := filepath.Join(t.TempDir(), dir)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errOut = runCLI("versions", d); code == 0 || !strings.Contains(errOut, hint) {
+			t.Errorf("versions of %s: exit %d, %q; want the hint %q", dir, code, errOut, hint)
+		}
+	}
 	code, _, errOut = runCLI("versions", filepath.Join(t.TempDir(), "nothing"))
 	if code == 0 || !strings.Contains(errOut, "no such file") {
 		t.Errorf("a missing folder: exit %d, %q", code, errOut)
