@@ -1,5 +1,3 @@
-// Command deltafs mounts a Delta Lake table as a read-only filesystem and
-// inspects tables from the shell.
 package main
 
 import (
