@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -343,5 +344,35 @@ func TestMissingBucket(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPrivateCA: an S3 server whose certificate a private CA signed is
+// reached when AWS_CA_BUNDLE names that CA, as the AWS SDKs and CLI read
+// it; untrusted, a read fails at once (no retry: the certificate stays
+// the same) saying how to trust it.
+func TestPrivateCA(t *testing.T) {
+	srv := servers.StartOwn(t, servers.VersityGWTLS)
+	ctx := context.Background()
+	const key = "t/_delta_log/00000000000000000000.json"
+	if err := os.MkdirAll(filepath.Join(srv.DataDir(), "t", "_delta_log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(srv.DataDir(), key), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_CA_BUNDLE", "") // this machine's own setting, if any, is not the CA's
+	st := mustOpen(t, srv.Location("t"))
+	_, err := st.Read(ctx, "_delta_log/00000000000000000000.json")
+	if err == nil || !strings.Contains(err.Error(), "TLS certificate is not trusted") || !strings.Contains(err.Error(), "AWS_CA_BUNDLE") {
+		t.Errorf("read from a server of an unknown CA: %v; want the certificate named untrusted, and AWS_CA_BUNDLE", err)
+	}
+	if c := st.Counts(); c.Retries != 0 {
+		t.Errorf("%d retries of an untrusted certificate, want none", c.Retries)
+	}
+	t.Setenv("AWS_CA_BUNDLE", srv.CACert)
+	st = mustOpen(t, srv.Location("t"))
+	if data, err := st.Read(ctx, "_delta_log/00000000000000000000.json"); err != nil || string(data) != "{}\n" {
+		t.Errorf("read with AWS_CA_BUNDLE naming the CA: %q, %v", data, err)
 	}
 }

@@ -97,9 +97,11 @@ func jitter(d time.Duration) time.Duration {
 // mayPass reports whether a request that failed with err may succeed if
 // tried again: not when the caller gave up, and not for answers that say
 // what the object or the request is (missing, forbidden, malformed,
-// unsupported, no bucket) or that no credentials exist.
+// unsupported, no bucket), that no credentials exist, or a server
+// certificate that does not verify.
 func mayPass(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNoBucket) || errors.Is(err, ErrSizeChanged) || answerFinal(err) {
+	var untrusted *untrustedCertificate
+	if ctx.Err() != nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNoBucket) || errors.Is(err, ErrSizeChanged) || answerFinal(err) || errors.As(err, &untrusted) {
 		return false
 	}
 	switch gcerrors.Code(err) {

@@ -67,10 +67,17 @@ func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 		// not a valid DNS name".
 		return nil, errors.New("no AWS region: set AWS_REGION, or add ?region=<region> to the URL (README: Table locations)")
 	}
+	// The config's client holds what the environment asked for (a CA
+	// bundle: AWS_CA_BUNDLE, ca_bundle in the profile); a new one would
+	// drop it, and a server of a private CA could not be reached.
+	client, ok := cfg.HTTPClient.(*awshttp.BuildableClient)
+	if !ok {
+		client = awshttp.NewBuildableClient()
+	}
 	opts = append(opts, func(o *s3.Options) {
 		o.Logger = logging.Nop{}
 		o.DisableLogOutputChecksumValidationSkipped = true
-		o.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		o.HTTPClient = client.WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		})
 		// The Store retries (retry.go), body reads included, which the

@@ -383,6 +383,9 @@ func (s *Store) wrap(key string, err error) error {
 	if s.scheme == "s3" {
 		err = credentialsHint(err)
 	}
+	if hinted := certificateHint(err); hinted != err {
+		return fmt.Errorf("%s: %w", s.objectURL(key), hinted)
+	}
 	return fmt.Errorf("%s: %w", s.objectURL(key), oneLine(err))
 }
 

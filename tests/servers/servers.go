@@ -26,6 +26,9 @@ const (
 	VersityGW     = "versitygw"       // s3://
 	FakeGCSServer = "fake-gcs-server" // gs://
 	Azurite       = "azurite"         // azblob://
+	// VersityGWTLS is versitygw over HTTPS, its certificate of a private
+	// CA (Server.CACert); not in All: only StartOwn starts it.
+	VersityGWTLS = "versitygw-tls"
 )
 
 // All lists every server name.
@@ -60,6 +63,7 @@ type Server struct {
 	Scheme string   // s3, gs or azblob
 	Addr   string   // 127.0.0.1:PORT
 	Env    []string // KEY=VALUE settings a client process needs (already set in this one)
+	CACert string   // VersityGWTLS: the PEM file of the CA its certificate is signed by
 	query  string   // URL query a table location needs
 	bin    string
 	args   []string
@@ -67,6 +71,8 @@ type Server struct {
 	dir    string
 	log    *bytes.Buffer
 	exited chan struct{}
+	client *http.Client // what waitReady asks with
+	scheme string       // http or https
 }
 
 // Location is the URL of a table under prefix in the server's bucket, in
@@ -191,6 +197,9 @@ func binary(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if name == VersityGWTLS {
+		name = VersityGW
+	}
 	path := filepath.Join(dir, "bin", name)
 	if name == Azurite {
 		path = filepath.Join(dir, "azurite", "node_modules", ".bin", "azurite-blob")
@@ -232,10 +241,10 @@ func launch(name, bin string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Name: name, Addr: addr, dir: dir, log: &bytes.Buffer{}}
+	s := &Server{Name: name, Addr: addr, dir: dir, log: &bytes.Buffer{}, client: http.DefaultClient, scheme: "http"}
 	var args []string
 	switch name {
-	case VersityGW:
+	case VersityGW, VersityGWTLS:
 		// The posix backend serves each folder under its root as a bucket.
 		// Keep-alive as S3 does: without it every request is a new
 		// connection, which S3 clients never see.
@@ -244,7 +253,15 @@ func launch(name, bin string) (*Server, error) {
 		}
 		s.Scheme = "s3"
 		args = []string{"--access", S3AccessKey, "--secret", S3SecretKey, "--port", addr, "--region", "us-east-1", "--keep-alive", "--quiet", "posix", dir}
-		s.query = "endpoint=http://" + addr + "&region=us-east-1&use_path_style=true"
+		if name == VersityGWTLS {
+			cert, key, client, err := writeCertificate(dir)
+			if err != nil {
+				return nil, err
+			}
+			args = append([]string{"--cert", cert, "--key", key}, args...)
+			s.CACert, s.client, s.scheme = cert, client, "https"
+		}
+		s.query = "endpoint=" + s.scheme + "://" + addr + "&region=us-east-1&use_path_style=true"
 		s.Env = []string{"AWS_ACCESS_KEY_ID=" + S3AccessKey, "AWS_SECRET_ACCESS_KEY=" + S3SecretKey, "AWS_EC2_METADATA_DISABLED=true"}
 	case FakeGCSServer:
 		s.Scheme = "gs"
@@ -338,7 +355,7 @@ func (s *Server) waitReady() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for {
-		resp, err := http.Get("http://" + s.Addr + "/")
+		resp, err := s.client.Get(s.scheme + "://" + s.Addr + "/")
 		if err == nil {
 			resp.Body.Close()
 			break
