@@ -27,6 +27,8 @@ import (
 //	DELTAFS_FRESH_BENCH=1 go test ./tests -run TestFreshProcessReadBenchmark -v -count=1
 //
 // DELTAFS_FRESH_FLAGS adds flags to the mount (e.g. --no-open).
+// DELTAFS_FRESH_TLS=1 serves the bucket over HTTPS, as S3 is reached
+// (every reader decrypts what it reads).
 // DELTAFS_FRESH_BINS names other builds of deltafs to measure in the same
 // runs, each after the default one (two builds compared without the
 // machine's drift between separate runs).
@@ -37,10 +39,14 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	requireFUSE(t)
 	bin, rclone := deltafsBin(t), rcloneBin(t)
 	srv := servers.Start(t, servers.VersityGW)
+	if os.Getenv("DELTAFS_FRESH_TLS") != "" {
+		srv = servers.StartOwn(t, servers.VersityGWTLS)
+		t.Setenv("AWS_CA_BUNDLE", srv.CACert) // for the store writing the table, and the mounts
+	}
 	size := int64(envInt("DELTAFS_FRESH_MIB", 1024)) << 20
 	location := srv.Location("fresh/" + t.Name())
 	want := rrPutTable(t, location, size)
-	object := fmt.Sprintf("http://%s/%s/fresh/%s/big.bin", srv.Addr, servers.Bucket, t.Name())
+	object := fmt.Sprintf("%s/%s/fresh/%s/big.bin", srv.Endpoint(), servers.Bucket, t.Name())
 	flags := strings.Fields(os.Getenv("DELTAFS_FRESH_FLAGS"))
 	others := strings.Fields(os.Getenv("DELTAFS_FRESH_BINS"))
 	otherRatios := make([][]float64, len(others))
@@ -50,7 +56,7 @@ func TestFreshProcessReadBenchmark(t *testing.T) {
 	var peaks []int64
 	for range runs {
 		start := time.Now()
-		curlGet(t, object, size)
+		curlGet(t, object, size, srv.CACert)
 		c := time.Since(start)
 		rc := rcloneMount(t, rclone, srv, "fresh/"+t.Name())
 		r := timeRead(t, filepath.Join(rc.mp, "big.bin"), size)
@@ -152,17 +158,22 @@ func vmHWM(t *testing.T, pid int) int64 {
 	return 0
 }
 
-// curlGet downloads the object at url (http:// on the test S3 server)
-// with one curl GET to /dev/null, signed with the test credentials, and
-// checks its size: the peer of the remote read benchmarks.
-func curlGet(t *testing.T, url string, size int64) {
+// curlGet downloads the object at url (on the test S3 server; caCert: the
+// CA of its certificate, for https://) with one curl GET to /dev/null,
+// signed with the test credentials, and checks its size: the peer of the
+// remote read benchmarks.
+func curlGet(t *testing.T, url string, size int64, caCert string) {
 	t.Helper()
 	curl, err := exec.LookPath("curl")
 	if err != nil {
 		t.Skip("SKIPPING: no curl")
 	}
-	out, err := exec.Command(curl, "-sS", "-o", "/dev/null", "-w", "%{size_download}",
-		"--aws-sigv4", "aws:amz:us-east-1:s3", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--user", servers.S3AccessKey+":"+servers.S3SecretKey, url).Output()
+	args := []string{"-sS", "-o", "/dev/null", "-w", "%{size_download}",
+		"--aws-sigv4", "aws:amz:us-east-1:s3", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--user", servers.S3AccessKey + ":" + servers.S3SecretKey, url}
+	if caCert != "" {
+		args = append(args, "--cacert", caCert)
+	}
+	out, err := exec.Command(curl, args...).Output()
 	if err != nil || strings.TrimSpace(string(out)) != strconv.FormatInt(size, 10) {
 		t.Fatalf("curl: %s, %v", out, err)
 	}

@@ -51,8 +51,11 @@ func rcloneMount(t *testing.T, bin string, srv *servers.Server, prefix string, e
 	t.Helper()
 	p := &rcloneProc{mp: t.TempDir(), exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, append([]string{"mount", ":s3:" + servers.Bucket + "/" + prefix, p.mp, "--read-only",
-		"--s3-provider", "Other", "--s3-endpoint", "http://" + srv.Addr, "--s3-region", "us-east-1",
+		"--s3-provider", "Other", "--s3-endpoint", srv.Endpoint(), "--s3-region", "us-east-1",
 		"--s3-access-key-id", servers.S3AccessKey, "--s3-secret-access-key", servers.S3SecretKey}, extra...)...)
+	if srv.CACert != "" {
+		p.cmd.Args = append(p.cmd.Args, "--ca-cert", srv.CACert)
+	}
 	p.cmd.Env = append(os.Environ(), "RCLONE_CONFIG="+filepath.Join(t.TempDir(), "none.conf"))
 	p.cmd.Stderr = &p.stderr
 	if err := p.cmd.Start(); err != nil {

@@ -137,7 +137,7 @@ func rrDownload(t *testing.T, url string, size int64, latency time.Duration) tim
 	t.Helper()
 	start := time.Now()
 	time.Sleep(latency)
-	curlGet(t, url, size)
+	curlGet(t, url, size, "")
 	return time.Since(start)
 }
 

@@ -85,6 +85,9 @@ func (s *Server) Location(prefix string) string {
 	return u
 }
 
+// Endpoint is the server's URL, scheme and address (http://127.0.0.1:PORT).
+func (s *Server) Endpoint() string { return s.scheme + "://" + s.Addr }
+
 // Log returns what the server printed so far (for failure messages).
 func (s *Server) Log() string { return s.log.String() }
 
@@ -261,7 +264,7 @@ func launch(name, bin string) (*Server, error) {
 			args = append([]string{"--cert", cert, "--key", key}, args...)
 			s.CACert, s.client, s.scheme = cert, client, "https"
 		}
-		s.query = "endpoint=" + s.scheme + "://" + addr + "&region=us-east-1&use_path_style=true"
+		s.query = "endpoint=" + s.Endpoint() + "&region=us-east-1&use_path_style=true"
 		s.Env = []string{"AWS_ACCESS_KEY_ID=" + S3AccessKey, "AWS_SECRET_ACCESS_KEY=" + S3SecretKey, "AWS_EC2_METADATA_DISABLED=true"}
 	case FakeGCSServer:
 		s.Scheme = "gs"
@@ -355,7 +358,7 @@ func (s *Server) waitReady() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for {
-		resp, err := s.client.Get(s.scheme + "://" + s.Addr + "/")
+		resp, err := s.client.Get(s.Endpoint() + "/")
 		if err == nil {
 			resp.Body.Close()
 			break
