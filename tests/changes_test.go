@@ -23,6 +23,7 @@ import (
 
 	"github.com/deltafs/deltafs/fs"
 	"github.com/deltafs/deltafs/replay"
+	"github.com/deltafs/deltafs/replay/action"
 	"github.com/deltafs/deltafs/tests/deltagen"
 )
 
@@ -215,6 +216,27 @@ func TestChangesNamedAsInVersions(t *testing.T) {
 			continue
 		}
 		sameBytes(t, filepath.Join(m.dir, "changes", c.part, renamed), filepath.Join(m.dir, "v", c.version, renamed))
+	}
+}
+
+// TestChangesFileAddedTwice: a commit that adds one file twice (which the
+// protocol forbids) lists it once in changes/<N>/added, as v/<N> serves it.
+func TestChangesFileAddedTwice(t *testing.T) {
+	dir := t.TempDir()
+	gen := deltagen.New(dir)
+	first := mustAdd(t, gen, "a.parquet", 10)
+	again := *first.Add
+	again.ModificationTime += 60_000
+	mustCommit(t, gen, deltagen.Protocol(1, 2, nil, nil), deltagen.Metadata(deltagen.SimpleSchema, nil, nil),
+		first, action.Action{Add: &again})
+	m := mountLayout(t, dir, fs.Options{RefreshInterval: -1})
+	if got := mustWalk(t, filepath.Join(m.dir, "changes", "0", "added")); !slices.Equal(got, []string{"a.parquet"}) {
+		t.Fatalf("changes/0/added lists %q, want a.parquet once", got)
+	}
+	added, errA := os.Stat(filepath.Join(m.dir, "changes", "0", "added", "a.parquet"))
+	served, errV := os.Stat(filepath.Join(m.dir, "v", "0", "a.parquet"))
+	if errA != nil || errV != nil || !added.ModTime().Equal(served.ModTime()) {
+		t.Errorf("changes/0/added/a.parquet (%v) and v/0/a.parquet (%v) differ in time: %v, %v", errA, errV, added.ModTime(), served.ModTime())
 	}
 }
 

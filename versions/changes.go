@@ -69,12 +69,11 @@ func (t *Table) Changes(ctx context.Context, v int64) (*Changes, error) {
 			if err != nil {
 				return err
 			}
-			live := liveIn(snap, f)
-			if live == nil || added[keyOf(live)] {
-				return nil // added twice, or removed again: not what v/<N> serves
+			if added[keyOf(&f)] {
+				return nil // added twice, which the protocol forbids: replay keeps the first
 			}
-			added[keyOf(live)] = true
-			c.Added.add(*live, a.Add.Partition(&in), a.Add.NullCounted())
+			added[keyOf(&f)] = true
+			c.Added.add(f, a.Add.Partition(&in), a.Add.NullCounted())
 		case a.Remove != nil:
 			path, err := action.CleanPath(a.Remove.Path, t.root)
 			if err != nil {
@@ -139,7 +138,7 @@ type fileKey struct{ path, dv string }
 func keyOf(f *replay.File) fileKey { return fileKey{f.Path, f.DV.UniqueID()} }
 
 // liveIn is the live file of s with r's key, or nil: the file a remove of
-// r took out of the version before, or the one an add of r put in.
+// r took out of s, the version before.
 func liveIn(s *replay.Snapshot, r action.File) *replay.File {
 	id := r.DV.UniqueID()
 	if f := s.Find(r.Path); f == nil || f.DV.UniqueID() == id {
