@@ -142,17 +142,3 @@ func craftV2(p *craftPage, defs, vals []byte, enc format.Encoding, numValues int
 func craftRLE(count uint64, v byte) []byte {
 	return append(binary.AppendUvarint(nil, count<<1), v)
 }
-
-// craftDeltaZeros is DELTA_BINARY_PACKED of total values all equal to
-// first, in blocks of 65536 with one mini-block of bit width 0: 2 bytes a
-// block.
-func craftDeltaZeros(total uint64, first int64) []byte {
-	b := binary.AppendUvarint(nil, 65536)
-	b = binary.AppendUvarint(b, 1)
-	b = binary.AppendUvarint(b, total)
-	b = binary.AppendVarint(b, first)
-	for n := int64(total) - 1; n > 0; n -= 65536 {
-		b = append(b, 0, 0) // min delta 0, bit width 0
-	}
-	return b
-}

@@ -41,7 +41,6 @@ type fakeTable struct {
 	historyN  atomic.Int64
 	refreshN  atomic.Int64
 	readN     atomic.Int64
-	readsAt   map[string]int // GUARDED_BY(mu): reads per "path@offset"
 	readBytes atomic.Int64
 }
 
@@ -200,10 +199,6 @@ func (f *fakeTable) ReadRange(ctx context.Context, path string, off, n int64) ([
 	f.readN.Add(1)
 	f.mu.Lock()
 	err := f.readErr[path]
-	if f.readsAt == nil {
-		f.readsAt = map[string]int{}
-	}
-	f.readsAt[fmt.Sprintf("%s@%d", path, off)]++
 	f.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -249,11 +244,4 @@ func (f *fakeTable) failReads(path string, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.readErr[path] = err
-}
-
-// readsOf counts the reads of path that started at off.
-func (f *fakeTable) readsOf(path string, off int64) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.readsAt[fmt.Sprintf("%s@%d", path, off)]
 }

@@ -92,8 +92,6 @@ var (
 	mtime1 = time.Date(2024, 1, 2, 8, 30, 0, 0, time.UTC).UnixMilli()
 )
 
-func strp(s string) *string { return &s }
-
 func partition(col, val string) *replay.Partition {
 	return &replay.Partition{Values: []replay.PartitionValue{{Column: col, Value: val}}}
 }

@@ -41,9 +41,6 @@ func (t *Table) Versions() []int64 {
 	return vs
 }
 
-// Actions returns the actions committed at version v (nil when none).
-func (t *Table) Actions(v int64) []action.Action { return t.commits[v] }
-
 // fileKey identifies a logical file: its path and its deletion vector.
 type fileKey struct{ path, dv string }
 

@@ -88,9 +88,6 @@ func (s *Server) Location(prefix string) string {
 // Endpoint is the server's URL, scheme and address (http://127.0.0.1:PORT).
 func (s *Server) Endpoint() string { return s.scheme + "://" + s.Addr }
 
-// Log returns what the server printed so far (for failure messages).
-func (s *Server) Log() string { return s.log.String() }
-
 var (
 	mu      sync.Mutex
 	running = map[string]*Server{}
