@@ -338,10 +338,24 @@ func (n *fileNode) checkSizeOnce() syscall.Errno {
 }
 
 // readErrno is readErrno, but a file of the past whose object is gone was
-// vacuumed: ENOENT, as for any name that no longer exists.
+// vacuumed: ENOENT, as for any name that no longer exists. A file of the
+// past is one changes/<N>/removed serves, or one of an older version whose
+// path latest no longer has; gone while latest still serves it, the table
+// is broken: EIO.
 func (n *fileNode) readErrno(err error) syscall.Errno {
-	if n.vanishes && errors.Is(err, blobstore.ErrNotFound) {
+	if errors.Is(err, blobstore.ErrNotFound) && (n.vanishes || n.removedSince()) {
 		return syscall.ENOENT
 	}
 	return readErrno(err)
+}
+
+// removedSince reports whether the file's path is not live at latest: a
+// commit after its version removed it, and VACUUM may have deleted it.
+func (n *fileNode) removedSince() bool {
+	latest := n.root.table.Latest()
+	if n.version >= latest {
+		return false
+	}
+	snap, err := n.root.table.Snapshot(n.root.ctx, latest)
+	return err == nil && snap.Find(n.f.Path) == nil
 }

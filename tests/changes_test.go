@@ -152,8 +152,10 @@ func TestChangesOfRealCDCTables(t *testing.T) {
 }
 
 // TestChangesRemovedVacuumed: a removed file whose object is gone is
-// listed (the log names it) and gives ENOENT when opened, with a log line;
-// a version without a commit and a name that is not a version do not exist.
+// listed (the log names it) and gives ENOENT when opened, with a log line,
+// through changes/<N>/removed and the versions before; one latest still
+// serves is a broken table (EIO). A version without a commit and a name
+// that is not a version do not exist.
 func TestChangesRemovedVacuumed(t *testing.T) {
 	dir := t.TempDir()
 	gen := deltagen.New(dir)
@@ -175,6 +177,9 @@ func TestChangesRemovedVacuumed(t *testing.T) {
 	if _, err := os.ReadFile(removed); !errors.Is(err, syscall.ENOENT) {
 		t.Errorf("read of a vacuumed removed file: %v; want ENOENT", err)
 	}
+	if _, err := os.ReadFile(filepath.Join(m2.dir, "v", "0", "a.parquet")); !errors.Is(err, syscall.ENOENT) {
+		t.Errorf("read of the vacuumed file through v/0: %v; want ENOENT, as through changes/1/removed", err)
+	}
 	if !strings.Contains(m2.logs.String(), "a.parquet") {
 		t.Errorf("no log line for the vacuumed file:\n%s", m2.logs)
 	}
@@ -184,6 +189,14 @@ func TestChangesRemovedVacuumed(t *testing.T) {
 	for _, name := range []string{"2", "01", "-1", "x"} {
 		if _, err := os.Stat(filepath.Join(m2.dir, "changes", name)); !errors.Is(err, syscall.ENOENT) {
 			t.Errorf("changes/%s: %v; want ENOENT", name, err)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "b.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"0", "1"} {
+		if _, err := os.ReadFile(filepath.Join(m2.dir, "v", v, "b.parquet")); !errors.Is(err, syscall.EIO) {
+			t.Errorf("read of v/%s/b.parquet, gone while latest serves it: %v; want EIO", v, err)
 		}
 	}
 }
