@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -35,12 +36,11 @@ type fileNode struct {
 	readOnlyFile
 
 	root        *root
-	version     int64
-	name        string              // served path inside the version
+	tree        *tree               // the version (or commit part) it is served in
+	name        string              // served path inside the tree
 	f           *replay.File        // points into the snapshot; immutable
 	rename      *parquetview.Rename // the served column names; nil: as stored
 	sameSize    bool                // a renamed file keeps its stored size
-	vanishes    bool                // tree.vanishes
 	sizeChecked atomic.Bool         // checkSizeOnce found the stored size the log's
 	asStored    atomic.Bool         // servedView found the view changes nothing
 	keptLogged  atomic.Bool         // the view's Kept was logged
@@ -72,8 +72,8 @@ var (
 func newFileNode(r *root, t *tree, e *layout.Entry) *fileNode {
 	rename, sameSize := t.lay.RenameOf(e)
 	return &fileNode{
-		root: r, version: t.version, name: e.Name, f: e.File, rename: rename, sameSize: sameSize,
-		vanishes: t.vanishes, ino: t.ino(kindFile, e.Name), size: max(e.File.Size, 0),
+		root: r, tree: t, name: e.Name, f: e.File, rename: rename, sameSize: sameSize,
+		ino: t.ino(kindFile, e.Name), size: max(e.File.Size, 0),
 	}
 }
 
@@ -182,7 +182,7 @@ func (n *fileNode) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, 
 	data, lease, err := r.Read(ctx, dest, off)
 	if err != nil {
 		if !isCancel(err) {
-			n.root.logf("read v%d/%s: %v", n.version, n.name, err)
+			n.root.logf("read %s: %v", n.where(), err)
 		}
 		return nil, n.readErrno(err)
 	}
@@ -240,7 +240,7 @@ func (n *fileNode) prepare(ctx context.Context) syscall.Errno {
 	if n.f.Size < 0 {
 		// No file has that size, and a kernel told it would read the file
 		// as empty without asking (an open is not always asked for).
-		n.root.logf("v%d/%s: the log gives size %d for %s", n.version, n.name, n.f.Size, n.f.Path)
+		n.root.logf("%s: the log gives size %d for %s", n.where(), n.f.Size, n.f.Path)
 		return syscall.EIO
 	}
 	size, err := n.root.files.ServedSize(ctx, serve.Sized{File: n.f, Rename: n.rename, SameSize: n.sameSize})
@@ -277,12 +277,12 @@ func (n *fileNode) view(ctx context.Context) (*parquetview.View, syscall.Errno) 
 		return nil, n.viewFailed(err)
 	}
 	if v.Kept != nil && n.keptLogged.CompareAndSwap(false, true) {
-		n.root.logf("v%d/%s: %v", n.version, n.name, v.Kept)
+		n.root.logf("%s: %v", n.where(), v.Kept)
 	}
 	if v.Size() != n.size {
 		// The kernel has another size: a rebuilt view differs, or a
 		// renamed footer came out longer than the stored one.
-		n.root.logf("v%d/%s: served size changed from %d to %d", n.version, n.name, n.size, v.Size())
+		n.root.logf("%s: served size changed from %d to %d", n.where(), n.size, v.Size())
 		return nil, syscall.EIO
 	}
 	return v, 0
@@ -290,7 +290,7 @@ func (n *fileNode) view(ctx context.Context) (*parquetview.View, syscall.Errno) 
 
 func (n *fileNode) viewFailed(err error) syscall.Errno {
 	if !isCancel(err) {
-		n.root.logOnce("v%d/%s: cannot serve the file as a view (rows deleted, columns renamed): %v", n.version, n.name, err)
+		n.root.logOnce("%s: cannot serve the file as a view (rows deleted, columns renamed): %v", n.where(), err)
 	}
 	return n.readErrno(err)
 }
@@ -312,11 +312,11 @@ func (n *fileNode) checkSize() (*os.File, syscall.Errno) {
 	f, size, err := open()
 	switch {
 	case err != nil:
-		n.root.logf("v%d/%s: %v", n.version, n.name, err)
+		n.root.logf("%s: %v", n.where(), err)
 		return nil, n.readErrno(err)
 	case size != n.f.Size:
 		f.Close()
-		n.root.logf("v%d/%s: %s is %d bytes, the log says %d: not served", n.version, n.name, n.f.Path, size, n.f.Size)
+		n.root.logf("%s: %s is %d bytes, the log says %d: not served", n.where(), n.f.Path, size, n.f.Size)
 		return nil, syscall.EIO
 	}
 	return f, 0
@@ -343,17 +343,25 @@ func (n *fileNode) checkSizeOnce() syscall.Errno {
 // path latest no longer has; gone while latest still serves it, the table
 // is broken: EIO.
 func (n *fileNode) readErrno(err error) syscall.Errno {
-	if errors.Is(err, blobstore.ErrNotFound) && (n.vanishes || n.removedSince()) {
+	if errors.Is(err, blobstore.ErrNotFound) && (n.tree.vanishes || n.removedSince()) {
 		return syscall.ENOENT
 	}
 	return readErrno(err)
+}
+
+// where names the file in log lines: its path in the mount.
+func (n *fileNode) where() string {
+	if n.tree.space != "" {
+		return n.tree.space + n.name
+	}
+	return fmt.Sprintf("v%d/%s", n.tree.version, n.name)
 }
 
 // removedSince reports whether the file's path is not live at latest: a
 // commit after its version removed it, and VACUUM may have deleted it.
 func (n *fileNode) removedSince() bool {
 	latest := n.root.table.Latest()
-	if n.version >= latest {
+	if n.tree.version >= latest {
 		return false
 	}
 	snap, err := n.root.table.Snapshot(n.root.ctx, latest)

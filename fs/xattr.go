@@ -33,7 +33,7 @@ func (n *fileNode) xattr(ctx context.Context, name string) ([]byte, bool) {
 	itoa := func(i int64) []byte { return strconv.AppendInt(nil, i, 10) }
 	switch name {
 	case xattrPrefix + "version":
-		return itoa(n.version), true
+		return itoa(n.tree.version), true
 	case xattrPrefix + "path":
 		return []byte(f.Path), true
 	case xattrPrefix + "size":
@@ -99,13 +99,13 @@ func copyXattr(dest, v []byte) (uint32, syscall.Errno) {
 // attributes that may read storage, since snapshots read the checkpoint's
 // stats and partition values on first use.
 func (n *fileNode) details(ctx context.Context) (int64, *replay.Partition, bool) {
-	snap, err := n.root.table.Snapshot(ctx, n.version)
+	snap, err := n.root.table.Snapshot(ctx, n.tree.version)
 	if err != nil {
 		return 0, nil, false
 	}
 	records, part, _, ok, err := snap.DetailsOf(ctx, n.f.Path)
 	if err != nil {
-		n.root.logf("v%d/%s: %v", n.version, n.f.Path, err)
+		n.root.logf("%s: %v", n.where(), err)
 		return 0, nil, false
 	}
 	return records, part, ok
