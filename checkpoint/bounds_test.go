@@ -1,8 +1,12 @@
 package checkpoint
 
 import (
+	"bytes"
+	"context"
+	"strconv"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -44,4 +48,46 @@ func TestRowsAndValuesBoundedBySize(t *testing.T) {
 		}
 		readRefused(t, craftJoin(md, pages, nil), "claims more than 66304 values in 3 rows")
 	})
+}
+
+type denseAdd struct {
+	Path             string `parquet:"path,delta"`
+	Size             int64  `parquet:"size,dict"`
+	ModificationTime int64  `parquet:"modificationTime,dict"`
+	DataChange       bool   `parquet:"dataChange"`
+}
+
+type denseRow struct {
+	Add *denseAdd `parquet:"add,optional"`
+}
+
+// The densest checkpoint a writer makes is read: a million adds of paths
+// "0", "1", "2"..., DELTA_BYTE_ARRAY-encoded under zstd, every other
+// column one value (a dictionary, as Spark and delta-rs write one), at
+// 10.2 rows a byte, inside maxRowsPerByte.
+func TestDensestCheckpointRead(t *testing.T) {
+	rows := make([]denseRow, 1_000_000)
+	for i := range rows {
+		rows[i].Add = &denseAdd{Path: strconv.Itoa(i), Size: 1, DataChange: true}
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[denseRow](&buf, parquet.Compression(&parquet.Zstd))
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	density := float64(len(rows)) / float64(buf.Len())
+	t.Logf("%d rows in %d bytes: %.1f rows a byte", len(rows), buf.Len(), density)
+	if density >= maxRowsPerByte {
+		t.Errorf("%.1f rows a byte: past the bound, %d", density, maxRowsPerByte)
+	}
+	res, err := Read(context.Background(), bytesStorage(buf.Bytes()), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(buf.Len())}}}, Options{Root: "file:///t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Files); n != len(rows) {
+		t.Errorf("read %d files, want %d", n, len(rows))
+	}
 }
