@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -82,6 +83,44 @@ func TestDensestCheckpointRead(t *testing.T) {
 	t.Logf("%d rows in %d bytes: %.1f rows a byte", len(rows), buf.Len(), density)
 	if density >= maxRowsPerByte {
 		t.Errorf("%.1f rows a byte: past the bound, %d", density, maxRowsPerByte)
+	}
+	res, err := Read(context.Background(), bytesStorage(buf.Bytes()), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(buf.Len())}}}, Options{Root: "file:///t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Files); n != len(rows) {
+		t.Errorf("read %d files, want %d", n, len(rows))
+	}
+}
+
+type plainAdd struct {
+	Path             string `parquet:"path"`
+	Size             int64  `parquet:"size"`
+	ModificationTime int64  `parquet:"modificationTime"`
+	DataChange       bool   `parquet:"dataChange"`
+}
+
+type plainRow struct {
+	Add *plainAdd `parquet:"add,optional"`
+}
+
+// A column of one value written PLAIN (no dictionary) compresses under
+// zstd far past what a column chunk may otherwise expand (a million
+// int64s, 8 MB, to 6 KB): a writer without dictionaries makes one for a
+// bulk load whose files share a modification time. Its values are bounded
+// by its rows, and it is read.
+func TestConstantPlainColumnsRead(t *testing.T) {
+	rows := make([]plainRow, 1_000_000)
+	for i := range rows {
+		rows[i].Add = &plainAdd{Path: fmt.Sprintf("part-%07d.parquet", i), Size: 1000, ModificationTime: 1_700_000_000_000, DataChange: true}
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[plainRow](&buf, parquet.Compression(&parquet.Zstd), parquet.PageBufferSize(16<<20))
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 	res, err := Read(context.Background(), bytesStorage(buf.Bytes()), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(buf.Len())}}}, Options{Root: "file:///t"})
 	if err != nil {

@@ -6,6 +6,9 @@ import (
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
 // chunkRanges lists the byte ranges of the needed column chunks and checks
@@ -34,7 +37,9 @@ func chunkRanges(f *parquet.File, cols *columns, size int64) ([]chunkRange, erro
 			if start < 4 || n <= 0 || start > size || n > size-start {
 				return nil, fmt.Errorf("row group %d: column %v lies outside the file", i, col.Path())
 			}
-			if md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxExpansion*n+1<<20 {
+			t := col.Type()
+			plain := plainBound(pagecodec.Column{MaxRep: col.MaxRepetitionLevel(), Type: format.Type(t.Kind()), TypeLength: t.Length()}, rg.NumRows)
+			if md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > max(maxExpansion*n+1<<20, plain) {
 				return nil, fmt.Errorf("row group %d: column %v claims %d bytes from %d", i, col.Path(), md.TotalUncompressedSize, n)
 			}
 			// parquet-go decodes every row group's pages of a column with
@@ -79,6 +84,35 @@ func checkOverlaps(ranges []chunkRange) error {
 
 // maxExpansion bounds how much a column chunk may grow when decompressed.
 const maxExpansion = 1000
+
+// plainBound is the most a column chunk (or data page) of values values
+// may decode to, whatever it compresses to, when its values have one
+// width and it does not repeat: each value and its levels. A column of one
+// value written PLAIN (no dictionary) compresses past maxExpansion under
+// zstd, a million int64s (8 MB) into 6 KB, as a bulk load's modification
+// times do; its values are bounded by its rows (checkValues), which are
+// bounded by the file's bytes (checkRows). 0 for values of any length
+// (strings) and repeated columns.
+func plainBound(col pagecodec.Column, values int64) int64 {
+	width := int64(0)
+	switch col.Type {
+	case format.Boolean:
+		width = 1
+	case format.Int32, format.Float:
+		width = 4
+	case format.Int64, format.Double:
+		width = 8
+	case format.Int96:
+		width = 12
+	case format.FixedLenByteArray:
+		width = int64(col.TypeLength)
+	}
+	if width == 0 || col.MaxRep > 0 || values < 0 {
+		return 0
+	}
+	const levels = 2 // a definition level, bit-packed or in runs, and its share of a run's header
+	return (width+levels)*values + 1<<20
+}
 
 func maxColumnIndex(cols *columns) int {
 	m := 0

@@ -29,7 +29,7 @@ type pageAt struct {
 // checkpoint then fails with an error instead of allocating gigabytes. It
 // returns the pages, which tell where a row group can be cut (rowparts.go),
 // and the values their headers claim (checkValues).
-func checkPages(chunk []byte, col pagecodec.Column, codec format.CompressionCodec) (pages []pageAt, claimed int64, err error) {
+func checkPages(chunk []byte, col pagecodec.Column, codec format.CompressionCodec, rows int64) (pages []pageAt, claimed int64, err error) {
 	repeated := col.MaxRep > 0
 	r := bytes.NewReader(chunk)
 	var proto thrift.CompactProtocol
@@ -53,14 +53,25 @@ func checkPages(chunk []byte, col pagecodec.Column, codec format.CompressionCode
 		if size < 0 || size > int64(r.Len()) {
 			return nil, 0, fmt.Errorf("page of %d bytes overruns its column chunk (%d bytes left)", size, r.Len())
 		}
-		if full < 0 || full > maxExpansion*size+1<<20 {
+		values := pageValues(&h)
+		valuePerRow := !repeated && !h.DictionaryPageHeader.Valid
+		limit := maxExpansion*size + 1<<20
+		if valuePerRow {
+			limit = max(limit, plainBound(col, min(values, rows)))
+		}
+		if full < 0 || full > limit {
 			return nil, 0, fmt.Errorf("page of %d bytes claims %d bytes uncompressed", size, full)
 		}
 		// Levels are sized from the value count; run-length encoding lets
 		// a small page hold many values, but not billions.
-		values := pageValues(&h)
 		if values < 0 || values > pagecodec.MaxValues(full) {
 			return nil, 0, fmt.Errorf("page of %d bytes claims %d values", full, values)
+		}
+		// A row a value (checkValues), checked here already, page by
+		// page, before a page that plainBound let decode to its values'
+		// size is decoded.
+		if valuePerRow && max(pageRows(&h, false), 0) > rows-claimed {
+			return nil, 0, fmt.Errorf("page at byte %d: the chunk claims more than %d values in %d rows", start, rows, rows)
 		}
 		body := len(chunk) - r.Len()
 		if err := checkBody(codec, &h, chunk[body:body+int(size)], col); err != nil {
@@ -128,7 +139,7 @@ func checkChunk(sf *sparseFile, c chunkRange) ([]pageAt, error) {
 	}
 	t := c.col.Type()
 	col := pagecodec.Column{MaxDef: c.col.MaxDefinitionLevel(), MaxRep: c.col.MaxRepetitionLevel(), Type: format.Type(t.Kind()), TypeLength: t.Length()}
-	p, claimed, err := checkPages(data, col, c.codec)
+	p, claimed, err := checkPages(data, col, c.codec, c.rows)
 	if err != nil {
 		return nil, fmt.Errorf("column chunk at %d: %w", c.off, err)
 	}
