@@ -2,6 +2,7 @@ package blobstore
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 )
@@ -12,6 +13,10 @@ import (
 type untrustedCertificate struct{ err error }
 
 func (u *untrustedCertificate) Error() string {
+	var host x509.HostnameError
+	if errors.As(u.err, &host) {
+		return fmt.Sprintf("the server's TLS certificate is for another host (the endpoint's host must be one it names): %v", u.err)
+	}
 	return fmt.Sprintf("the server's TLS certificate is not trusted (a private CA: name its PEM file in AWS_CA_BUNDLE for s3://, else SSL_CERT_FILE): %v", u.err)
 }
 

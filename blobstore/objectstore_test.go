@@ -350,7 +350,8 @@ func TestMissingBucket(t *testing.T) {
 // TestPrivateCA: an S3 server whose certificate a private CA signed is
 // reached when AWS_CA_BUNDLE names that CA, as the AWS SDKs and CLI read
 // it; untrusted, a read fails at once (no retry: the certificate stays
-// the same) saying how to trust it.
+// the same) saying how to trust it, and reached by a name the certificate
+// does not hold, saying that.
 func TestPrivateCA(t *testing.T) {
 	srv := servers.StartOwn(t, servers.VersityGWTLS)
 	ctx := context.Background()
@@ -374,5 +375,10 @@ func TestPrivateCA(t *testing.T) {
 	st = mustOpen(t, srv.Location("t"))
 	if data, err := st.Read(ctx, "_delta_log/00000000000000000000.json"); err != nil || string(data) != "{}\n" {
 		t.Errorf("read with AWS_CA_BUNDLE naming the CA: %q, %v", data, err)
+	}
+	// The certificate names 127.0.0.1 only.
+	st = mustOpen(t, strings.Replace(srv.Location("t"), "127.0.0.1", "localhost", 1))
+	if _, err := st.Read(ctx, "_delta_log/00000000000000000000.json"); err == nil || !strings.Contains(err.Error(), "certificate is for another host") {
+		t.Errorf("read through a host the certificate does not name: %v; want that said", err)
 	}
 }
