@@ -71,25 +71,8 @@ func TestDensestCheckpointRead(t *testing.T) {
 	for i := range rows {
 		rows[i].Add = &denseAdd{Path: strconv.Itoa(i), Size: 1, DataChange: true}
 	}
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[denseRow](&buf, parquet.Compression(&parquet.Zstd))
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	density := float64(len(rows)) / float64(buf.Len())
-	t.Logf("%d rows in %d bytes: %.1f rows a byte", len(rows), buf.Len(), density)
-	if density >= maxRowsPerByte {
+	if density := writeAndRead(t, rows, parquet.Compression(&parquet.Zstd)); density >= maxRowsPerByte {
 		t.Errorf("%.1f rows a byte: past the bound, %d", density, maxRowsPerByte)
-	}
-	res, err := Read(context.Background(), bytesStorage(buf.Bytes()), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(buf.Len())}}}, Options{Root: "file:///t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(res.Files); n != len(rows) {
-		t.Errorf("read %d files, want %d", n, len(rows))
 	}
 }
 
@@ -114,14 +97,23 @@ func TestConstantPlainColumnsRead(t *testing.T) {
 	for i := range rows {
 		rows[i].Add = &plainAdd{Path: fmt.Sprintf("part-%07d.parquet", i), Size: 1000, ModificationTime: 1_700_000_000_000, DataChange: true}
 	}
+	writeAndRead(t, rows, parquet.Compression(&parquet.Zstd), parquet.PageBufferSize(16<<20))
+}
+
+// writeAndRead writes rows of adds as a checkpoint with parquet-go, reads
+// it, checks that every add is read, and returns its rows a byte.
+func writeAndRead[T any](t *testing.T, rows []T, opts ...parquet.WriterOption) float64 {
+	t.Helper()
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[plainRow](&buf, parquet.Compression(&parquet.Zstd), parquet.PageBufferSize(16<<20))
+	w := parquet.NewGenericWriter[T](&buf, opts...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	density := float64(len(rows)) / float64(buf.Len())
+	t.Logf("%d rows in %d bytes: %.1f rows a byte", len(rows), buf.Len(), density)
 	res, err := Read(context.Background(), bytesStorage(buf.Bytes()), Checkpoint{Kind: Classic, Parts: []Part{{Key: "cp", Size: int64(buf.Len())}}}, Options{Root: "file:///t"})
 	if err != nil {
 		t.Fatal(err)
@@ -129,4 +121,5 @@ func TestConstantPlainColumnsRead(t *testing.T) {
 	if n := len(res.Files); n != len(rows) {
 		t.Errorf("read %d files, want %d", n, len(rows))
 	}
+	return density
 }

@@ -92,26 +92,14 @@ const maxExpansion = 1000
 // zstd, a million int64s (8 MB) into 6 KB, as a bulk load's modification
 // times do; its values are bounded by its rows (checkValues), which are
 // bounded by the file's bytes (checkRows). 0 for values of any length
-// (strings) and repeated columns.
+// (strings), wider than any a checkpoint holds, and repeated columns.
 func plainBound(col pagecodec.Column, values int64) int64 {
-	width := int64(0)
-	switch col.Type {
-	case format.Boolean:
-		width = 1
-	case format.Int32, format.Float:
-		width = 4
-	case format.Int64, format.Double:
-		width = 8
-	case format.Int96:
-		width = 12
-	case format.FixedLenByteArray:
-		width = int64(col.TypeLength)
-	}
-	if width == 0 || col.MaxRep > 0 || values < 0 {
+	bits := col.FixedBits()
+	if bits <= 0 || bits > 8*16 || col.MaxRep > 0 || values < 0 { // no checkpoint column is wider than 16 bytes
 		return 0
 	}
 	const levels = 2 // a definition level, bit-packed or in runs, and its share of a run's header
-	return (width+levels)*values + 1<<20
+	return ((bits+7)/8+levels)*values + 1<<20
 }
 
 func maxColumnIndex(cols *columns) int {

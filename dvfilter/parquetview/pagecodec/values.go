@@ -26,6 +26,24 @@ type Column struct {
 	TypeLength     int // of a FIXED_LEN_BYTE_ARRAY
 }
 
+// FixedBits is the bits a PLAIN value of c takes when all its values take
+// the same: 0 for byte arrays.
+func (c Column) FixedBits() int64 {
+	switch c.Type {
+	case format.Boolean:
+		return 1
+	case format.Int32, format.Float:
+		return 32
+	case format.Int64, format.Double:
+		return 64
+	case format.Int96:
+		return 96
+	case format.FixedLenByteArray:
+		return 8 * int64(c.TypeLength)
+	}
+	return 0
+}
+
 // MaxValues is the most values a page of full bytes decompressed may
 // claim: run-length encoding lets a small page hold many (a page of nulls
 // is a few bytes of levels), but not billions.
@@ -104,18 +122,9 @@ func checkDictionary(dh *format.DictionaryPageHeader, full int64, c Column) erro
 		return fmt.Errorf("values of %d bytes", c.TypeLength)
 	}
 	n, room := int64(dh.NumValues), full*8 // bits
-	bitsEach := int64(0)
-	switch c.Type {
-	case format.Boolean:
-		bitsEach = 1
-	case format.Int32, format.Float, format.ByteArray: // a byte array's length prefix
-		bitsEach = 32
-	case format.Int64, format.Double:
-		bitsEach = 64
-	case format.Int96:
-		bitsEach = 96
-	case format.FixedLenByteArray:
-		bitsEach = 8 * int64(c.TypeLength)
+	bitsEach := c.FixedBits()
+	if c.Type == format.ByteArray {
+		bitsEach = 32 // its length prefix
 	}
 	if n < 0 || n*bitsEach > room || (bitsEach == 0 && n > MaxValues(full)) {
 		return fmt.Errorf("dictionary page of %d bytes claims %d values", full, n)
