@@ -382,3 +382,29 @@ func TestPrivateCA(t *testing.T) {
 		t.Errorf("read through a host the certificate does not name: %v; want that said", err)
 	}
 }
+
+// TestS3EndpointByAddressIsPathStyle: an S3 location whose endpoint is an
+// IP address or localhost reads without use_path_style=true (virtual-hosted
+// requests would look up deltafs.127.0.0.1).
+func TestS3EndpointByAddressIsPathStyle(t *testing.T) {
+	srv := servers.Start(t, servers.VersityGW)
+	ctx := context.Background()
+	key := fmt.Sprintf("pathstyle-%d/_delta_log/00000000000000000000.json", time.Now().UnixNano())
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(srv.DataDir(), key)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(srv.DataDir(), key), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, _, _ := strings.Cut(key, "/")
+	plain := strings.Replace(srv.Location(root), "&use_path_style=true", "", 1)
+	for _, location := range []string{plain, strings.Replace(plain, "127.0.0.1", "localhost", 1)} {
+		if strings.Contains(location, "path_style") {
+			t.Fatalf("%s still asks path-style", location)
+		}
+		st := mustOpen(t, location)
+		if data, err := st.Read(ctx, "_delta_log/00000000000000000000.json"); err != nil || string(data) != "{}\n" {
+			t.Errorf("%s: %q, %v", location, data, err)
+		}
+	}
+}

@@ -1,11 +1,14 @@
 package blobstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -32,6 +35,7 @@ const maxIdleConnsPerHost = 64
 func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 	q := u.Query()
 	var opts []func(*s3.Options)
+	pathStyleSet := q.Get("use_path_style") != "" || q.Get("s3ForcePathStyle") != ""
 	for _, key := range []string{"use_path_style", "s3ForcePathStyle", "disable_https", "accelerate"} {
 		v := q.Get(key)
 		if v == "" {
@@ -67,6 +71,9 @@ func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 		// not a valid DNS name".
 		return nil, errors.New("no AWS region: set AWS_REGION, or add ?region=<region> to the URL (README: Table locations)")
 	}
+	if !pathStyleSet && bucketCannotBeSubdomain(s3Endpoint(q, cfg)) {
+		opts = append(opts, func(o *s3.Options) { o.UsePathStyle = true })
+	}
 	// The config's client holds what the environment asked for (a CA
 	// bundle: AWS_CA_BUNDLE, ca_bundle in the profile); a new one would
 	// drop it, and a server of a private CA could not be reached.
@@ -85,6 +92,41 @@ func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 		o.Retryer = aws.NopRetryer{}
 	})
 	return s3blob.OpenBucket(ctx, s3.NewFromConfig(cfg, opts...), u.Host, nil)
+}
+
+// s3Endpoint is the endpoint a location names (?endpoint=), else the
+// environment's or the profile's, else "" (AWS itself).
+func s3Endpoint(q url.Values, cfg aws.Config) string {
+	endpoint := cmp.Or(q.Get("endpoint"), os.Getenv("AWS_ENDPOINT_URL_S3"), os.Getenv("AWS_ENDPOINT_URL"))
+	if endpoint == "" && cfg.BaseEndpoint != nil {
+		endpoint = *cfg.BaseEndpoint
+	}
+	return endpoint
+}
+
+// bucketCannotBeSubdomain reports whether an endpoint's host is an IP
+// address or localhost: the SDK's default, virtual-hosted requests to
+// BUCKET.HOST, then looks up a name that cannot exist (bucket.127.0.0.1),
+// so such an endpoint is asked path-style, as delta-rs asks any endpoint
+// of one's own. use_path_style=false in the URL keeps the default.
+func bucketCannotBeSubdomain(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := u.Hostname()
+	return host == "localhost" || net.ParseIP(host) != nil
+}
+
+// pathStyleHint says what to add to a location when a virtual-hosted
+// request's name, BUCKET.HOST, did not resolve: a server of one's own
+// (MinIO under a DNS name) has no such names unless set up for them.
+func pathStyleHint(err error, bucket string) error {
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound && strings.HasPrefix(dns.Name, bucket+".") {
+		return fmt.Errorf("%w (%s is the bucket as a subdomain: for a server of your own, add use_path_style=true to the URL; else check the region and endpoint)", err, dns.Name)
+	}
+	return err
 }
 
 // credentialsHint rewrites the SDK's answer when no credential source

@@ -381,7 +381,7 @@ func (s *Store) wrap(key string, err error) error {
 		return fmt.Errorf("%s: %w", s.objectURL(key), ErrNotFound)
 	}
 	if s.scheme == "s3" {
-		err = credentialsHint(err)
+		err = pathStyleHint(credentialsHint(err), s.bucketName())
 	}
 	if hinted := certificateHint(err); hinted != err {
 		return fmt.Errorf("%s: %w", s.objectURL(key), hinted)
