@@ -27,10 +27,12 @@ type pageAt struct {
 // page lies inside the chunk and decompresses to a sane size, before
 // parquet-go sizes its buffers from those same headers: a corrupt or hostile
 // checkpoint then fails with an error instead of allocating gigabytes. It
-// returns the pages, which tell where a row group can be cut (rowparts.go),
-// and the values their headers claim (checkValues).
-func checkPages(chunk []byte, col pagecodec.Column, codec format.CompressionCodec, rows int64) (pages []pageAt, claimed int64, err error) {
+// returns the pages, which tell where a row group can be cut (rowparts.go).
+// The values their headers claim are held to the chunk's rows
+// (checkValues) page by page, before a page is decoded.
+func checkPages(chunk []byte, c chunkRange, col pagecodec.Column) (pages []pageAt, err error) {
 	repeated := col.MaxRep > 0
+	var claimed int64
 	r := bytes.NewReader(chunk)
 	var proto thrift.CompactProtocol
 	dec := thrift.NewDecoder(proto.NewReader(r))
@@ -43,54 +45,59 @@ func checkPages(chunk []byte, col pagecodec.Column, codec format.CompressionCode
 	for r.Len() > 0 {
 		start := len(chunk) - r.Len()
 		if _, _, err := thriftcheck.Struct(chunk[start:]); err != nil {
-			return nil, 0, fmt.Errorf("page header at byte %d: %w", start, err)
+			return nil, fmt.Errorf("page header at byte %d: %w", start, err)
 		}
 		h = format.PageHeader{}
 		if err := dec.Decode(&h); err != nil {
-			return nil, 0, fmt.Errorf("page header at byte %d: %w", start, err)
+			return nil, fmt.Errorf("page header at byte %d: %w", start, err)
 		}
 		size, full := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
 		if size < 0 || size > int64(r.Len()) {
-			return nil, 0, fmt.Errorf("page of %d bytes overruns its column chunk (%d bytes left)", size, r.Len())
+			return nil, fmt.Errorf("page of %d bytes overruns its column chunk (%d bytes left)", size, r.Len())
 		}
 		values := pageValues(&h)
-		valuePerRow := !repeated && !h.DictionaryPageHeader.Valid
 		limit := maxExpansion*size + 1<<20
-		if valuePerRow {
-			limit = max(limit, plainBound(col, min(values, rows)))
+		if !repeated && !h.DictionaryPageHeader.Valid {
+			limit = max(limit, plainBound(col, min(values, c.rows)))
 		}
 		if full < 0 || full > limit {
-			return nil, 0, fmt.Errorf("page of %d bytes claims %d bytes uncompressed", size, full)
+			return nil, fmt.Errorf("page of %d bytes claims %d bytes uncompressed", size, full)
 		}
 		// Levels are sized from the value count; run-length encoding lets
 		// a small page hold many values, but not billions.
 		if values < 0 || values > pagecodec.MaxValues(full) {
-			return nil, 0, fmt.Errorf("page of %d bytes claims %d values", full, values)
+			return nil, fmt.Errorf("page of %d bytes claims %d values", full, values)
 		}
-		// A row a value (checkValues), checked here already, page by
-		// page, before a page that plainBound let decode to its values'
-		// size is decoded.
-		if valuePerRow && max(pageRows(&h, false), 0) > rows-claimed {
-			return nil, 0, fmt.Errorf("page at byte %d: the chunk claims more than %d values in %d rows", start, rows, rows)
+		// Before the page is decoded: plainBound lets a page decode to
+		// its values' size.
+		claimed += claimedBy(&h, repeated, values)
+		if err := checkValues(c, claimed); err != nil {
+			return nil, err
 		}
 		body := len(chunk) - r.Len()
-		if err := checkBody(codec, &h, chunk[body:body+int(size)], col); err != nil {
-			return nil, 0, fmt.Errorf("page at byte %d: %w", start, err)
+		if err := checkBody(c.codec, &h, chunk[body:body+int(size)], col); err != nil {
+			return nil, fmt.Errorf("page at byte %d: %w", start, err)
 		}
 		if _, err := r.Seek(size, 1); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		p := pageAt{start: start, end: len(chunk) - r.Len(), dict: h.DictionaryPageHeader.Valid, rows: pageRows(&h, repeated)}
 		pages = append(pages, p)
-		switch {
-		case p.dict:
-		case repeated:
-			claimed += values
-		default:
-			claimed += max(p.rows, 0) // a row a value (a level, null or not); -1: not a data page
-		}
 	}
-	return pages, claimed, nil
+	return pages, nil
+}
+
+// claimedBy is the values a page's header claims, as checkValues counts
+// them: a repeated column's values; else a row a value (a level, null or
+// not); none for a dictionary page or one that is not a data page.
+func claimedBy(h *format.PageHeader, repeated bool, values int64) int64 {
+	switch {
+	case h.DictionaryPageHeader.Valid:
+		return 0
+	case repeated:
+		return values
+	}
+	return max(pageRows(h, false), 0)
 }
 
 // chunkRange is the bytes of the column chunk of col in row group rg (of
@@ -139,12 +146,9 @@ func checkChunk(sf *sparseFile, c chunkRange) ([]pageAt, error) {
 	}
 	t := c.col.Type()
 	col := pagecodec.Column{MaxDef: c.col.MaxDefinitionLevel(), MaxRep: c.col.MaxRepetitionLevel(), Type: format.Type(t.Kind()), TypeLength: t.Length()}
-	p, claimed, err := checkPages(data, col, c.codec, c.rows)
+	p, err := checkPages(data, c, col)
 	if err != nil {
 		return nil, fmt.Errorf("column chunk at %d: %w", c.off, err)
-	}
-	if err := checkValues(c, claimed); err != nil {
-		return nil, err
 	}
 	return p, nil
 }
