@@ -79,7 +79,8 @@ type mountProc struct {
 	cmd    *exec.Cmd
 	dir    string
 	stderr *lockedBuffer
-	lines  chan string // stdout, line by line; closed at EOF
+	lines  chan string   // stdout, line by line (the first 100 unread); closed at EOF
+	eof    chan struct{} // closed when stdout is read to its end
 
 	mu  sync.Mutex
 	out []string // GUARDED_BY(mu): every stdout line so far
@@ -99,7 +100,7 @@ func startMount(t *testing.T, bin, table, dir string, extra ...string) *mountPro
 func startProc(t *testing.T, bin, dir string, args ...string) *mountProc {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	p := &mountProc{cmd: cmd, dir: dir, stderr: &lockedBuffer{}, lines: make(chan string, 100)}
+	p := &mountProc{cmd: cmd, dir: dir, stderr: &lockedBuffer{}, lines: make(chan string, 100), eof: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -114,9 +115,13 @@ func startProc(t *testing.T, bin, dir string, args ...string) *mountProc {
 			p.mu.Lock()
 			p.out = append(p.out, sc.Text())
 			p.mu.Unlock()
-			p.lines <- sc.Text()
+			select {
+			case p.lines <- sc.Text():
+			default: // nobody reads them: p.out has every line
+			}
 		}
 		close(p.lines)
+		close(p.eof)
 	}()
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
@@ -173,13 +178,21 @@ func (p *mountProc) stop(t *testing.T, sig syscall.Signal) {
 	}
 }
 
-// wait waits for the process to exit, killing it after d.
+// wait waits for the process to exit, killing it after d. Wait closes
+// the stdout pipe once the process has exited, so the pipe is first read
+// to its end: else the last lines ("unmounted") could be lost.
 func (p *mountProc) wait(d time.Duration) (exitCode int, timedOut bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	select {
+	case <-p.eof:
+	case <-ctx.Done():
+	}
 	done := make(chan error, 1)
 	go func() { done <- p.cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(d):
+	case <-ctx.Done():
 		_ = p.cmd.Process.Kill()
 		<-done
 		timedOut = true
