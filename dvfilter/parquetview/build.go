@@ -263,7 +263,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 			return nil, err
 		}
 	}
-	tail, err := encodeFooter(&out)
+	tail, err := encodeServedFooter(&out, md, opts.Rename, size-b.pos)
 	if err != nil {
 		return nil, err
 	}

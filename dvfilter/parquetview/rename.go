@@ -52,6 +52,10 @@ type Column struct {
 	// it marked as one (instant.go), one storing INT96 with its values
 	// converted to INT64 microseconds (int96.go).
 	Instant bool
+	// SparkField, on a top-level column, is its field in Spark's schema
+	// JSON, for the footer entry Spark's reader takes the schema from
+	// (sparkschema.go); "": unknown, and files serving it lose the entry.
+	SparkField string
 }
 
 // Widens says whether the Rename converts a column to a wider type:
@@ -79,8 +83,9 @@ const (
 
 // schemaCaches are key-value metadata entries that repeat the schema under
 // the source's names for one engine (Arrow's and Spark's readers consult
-// them); renamed files drop them rather than serve stale names.
-var schemaCaches = []string{"ARROW:schema", "org.apache.spark.sql.parquet.row.metadata"}
+// them); renamed files drop them rather than serve stale names (Spark's
+// is then written again from the table's schema: encodeServedFooter).
+var schemaCaches = []string{"ARROW:schema", sparkSchemaKey}
 
 // apply rewrites md in place: the schema keeps the matched columns under
 // their served names, and every row group keeps their column chunks, with
@@ -405,7 +410,7 @@ func renamedView(ctx context.Context, src RangeReader, md *format.FileMetaData, 
 	if err := fillColumns(b, &out, fl, rn.ByID, ls); err != nil {
 		return nil, err
 	}
-	tail, err := encodeFooter(&out)
+	tail, err := encodeServedFooter(&out, md, rn, size-b.pos)
 	if err != nil {
 		return nil, err
 	}

@@ -103,6 +103,13 @@ func logicalColumns(md *action.Metadata, mode string) ([]Field, []parquetview.Co
 	if mode == "" {
 		unmapped(cols)
 	}
+	spark, err := sparkFields(md.SchemaString)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range cols {
+		cols[i].SparkField = spark[cols[i].Name]
+	}
 	return top, cols, nil
 }
 
@@ -219,7 +226,7 @@ func withChangeType(rn *parquetview.Rename) *parquetview.Rename {
 		return nil
 	}
 	out := *rn
-	out.Columns = append(slices.Clip(rn.Columns), parquetview.Column{Name: changeType, Physical: changeType})
+	out.Columns = append(slices.Clip(rn.Columns), parquetview.Column{Name: changeType, Physical: changeType, SparkField: parquetview.ChangeTypeSparkField})
 	out.Key += "+" + changeType
 	return &out
 }
