@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
-"""Read every shared table's latest version twice with Spark and compare the rows.
+"""Read each table version twice with Spark and compare the rows.
 
     .venv/bin/pip install -r bench/requirements-spark.txt
-    .venv/bin/python bench/spark_crosscheck.py [--testdata ../shared/testdata] [--only SUBSTRING]
+    .venv/bin/python bench/spark_crosscheck.py [--all-versions] [--testdata DIR] [--only SUBSTRING]
+    .venv/bin/python bench/spark_crosscheck.py [--all-versions] TABLE_DIR...
 
-(Where Maven serves no Delta jar for that Spark, a venv of pyspark==4.0.1 and
-delta-spark==4.0.1 does the same.)
+The tables are the shared ones (inventory.jsonl under --testdata), or those named (held
+out: tables Spark wrote here, say). Each is read once as Delta on Spark reads it
+(spark.read.format("delta"); versionAsOf under --all-versions), once as Spark's plain
+Parquet reader reads `latest/` (or each `v/<N>`) of a `deltafs mount` of it, partition
+values as strings cast to the table's types. Rows are compared as multisets of their
+JSON text (every column of the table, in its order). One line per table (or version):
+`same`, `differs` (counts, a few rows of each side), `delta-spark refuses` (its error:
+no evidence either way), `mount failed`, or `skipped` (data files absent from the
+shared copy, or more rows than --max-rows).
 
-Once as Delta on Spark reads the table (spark.read.format("delta"), with versionAsOf
-under --all-versions), once as Spark's plain Parquet reader reads `latest/` (or each
-`v/<N>`) of a `deltafs mount` of it (partition values as
-strings, cast to the table's types). Rows are compared as multisets of their JSON text
-(every column of the table, in its order). Prints one line per table (or version): `same`, `differs`
-(with counts and a few rows each side), `delta-spark refuses` (its error's first line:
-a table Spark cannot read is no evidence either way), or `skipped` (data files absent
-from the shared copy, or more rows than --max-rows). A cross-check run by hand, not a
-test: delta-spark resolves its jars from Maven at first use.
+Run by hand, not by `make test`: delta-spark fetches its jars from Maven at first use.
+Where Maven serves no Delta jar for the venv's Spark, a venv of pyspark==4.0.1 and
+delta-spark==4.0.1 does the same.
 """
 
 from __future__ import annotations
@@ -127,54 +129,66 @@ def compare(spark, table: Path, served_dir: Path, version: int | None) -> str:
             f"{nd} only by Delta {show(only_delta)}, {nm} only through the mount {show(only_mount)}")
 
 
+def check_table(spark, table: Path, all_versions: bool) -> list[tuple[str, str]]:
+    """(version label, verdict) for latest/, or for every v/<N>, of a mount of table."""
+    try:
+        m = Mount(table)
+    except RuntimeError as e:
+        return [("", f"mount failed: {e}")]
+    verdicts = []
+    try:
+        dirs = [(None, m.dir / "latest")]
+        if all_versions:
+            dirs = [(int(d.name), d) for d in sorted((m.dir / "v").iterdir(), key=lambda d: int(d.name))]
+        for version, served_dir in dirs:
+            label = "" if version is None else f"@v{version}"
+            try:
+                verdicts.append((label, compare(spark, table, served_dir, version)))
+            except DeltaRefuses as e:
+                verdicts.append((label, f"delta-spark refuses: {e}"))
+            except Exception as e:  # noqa: BLE001 - reported per version
+                verdicts.append((label, f"read through the mount failed: {first_line(e)}"))
+    finally:
+        m.close()
+    return verdicts
+
+
+def shared_tables(td: Path, only: str, max_rows: int):
+    """(table path, reason to skip it or "") for the tables of inventory.jsonl."""
+    for line in open(td / "inventory.jsonl"):
+        inv = json.loads(line)
+        if only not in inv["table"]:
+            continue
+        rows = (inv.get("latest") or {}).get("visible_rows") or 0
+        skip = ""
+        if inv.get("missing_data_files"):
+            skip = "data files absent from the shared copy"
+        elif rows > max_rows:
+            skip = f"{rows} rows"
+        yield td / inv["table"], skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("tables", nargs="*", type=Path, help="table folders to check instead of the shared tables")
     ap.add_argument("--testdata", default=os.environ.get("DELTAFS_TESTDATA", str(REPO.parent / "shared" / "testdata")))
-    ap.add_argument("--only", default="", help="tables whose path contains this")
+    ap.add_argument("--only", default="", help="shared tables whose path contains this")
     ap.add_argument("--max-rows", type=int, default=2_000_000)
     ap.add_argument("--all-versions", action="store_true", help="every version under v/, not only latest/")
     args = ap.parse_args(argv)
     td = Path(args.testdata)
+    tables = [(t, "") for t in args.tables] or shared_tables(td, args.only, args.max_rows)
     spark = spark_session()
     counts: dict[str, int] = {}
-    for line in open(td / "inventory.jsonl"):
-        inv = json.loads(line)
-        name = inv["table"]
-        if args.only not in name:
-            continue
-        latest = inv.get("latest") or {}
-        verdicts: list[tuple[str, str]] = []  # (version label, verdict)
-        if inv.get("missing_data_files"):
-            verdicts.append(("", "skipped: data files absent from the shared copy"))
-        elif (latest.get("visible_rows") or 0) > args.max_rows:
-            verdicts.append(("", f"skipped: {latest.get('visible_rows')} rows"))
-        else:
-            try:
-                m = Mount(td / name)
-            except RuntimeError as e:
-                verdicts.append(("", f"mount failed: {e}"))
-            else:
-                try:
-                    dirs = [(None, m.dir / "latest")]
-                    if args.all_versions:
-                        dirs = [(int(d.name), d) for d in sorted((m.dir / "v").iterdir(), key=lambda d: int(d.name))]
-                    for version, served_dir in dirs:
-                        label = "" if version is None else f"@v{version}"
-                        try:
-                            verdicts.append((label, compare(spark, td / name, served_dir, version)))
-                        except DeltaRefuses as e:
-                            verdicts.append((label, f"delta-spark refuses: {e}"))
-                        except Exception as e:  # noqa: BLE001 - reported per version
-                            verdicts.append((label, f"read through the mount failed: {first_line(e)}"))
-                finally:
-                    m.close()
+    for table, skip in tables:
+        name = str(table.relative_to(td)) if table.is_relative_to(td) else str(table)
+        verdicts = [("", f"skipped: {skip}")] if skip else check_table(spark, table, args.all_versions)
         for label, verdict in verdicts:
             kind = verdict.split(":")[0].split(" (")[0]
             counts[kind] = counts.get(kind, 0) + 1
             print(f"{name}{label}: {verdict}", flush=True)
     print(json.dumps(counts), flush=True)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
