@@ -46,17 +46,20 @@ func restoreSparkSchema(out, src *format.FileMetaData, rn *Rename) bool {
 	if !slices.ContainsFunc(src.KeyValueMetadata, hasEntry) || slices.ContainsFunc(out.KeyValueMetadata, hasEntry) {
 		return false
 	}
+	fields := make(map[string]string, len(rn.Columns)) // one lookup a column: tables may have thousands
+	for _, c := range rn.Columns {
+		fields[c.Name] = c.SparkField
+	}
 	var b strings.Builder
 	b.WriteString(`{"type":"struct","fields":[`)
 	for j, name := range topLevelNames(out.Schema) {
-		c := slices.IndexFunc(rn.Columns, func(c Column) bool { return c.Name == name })
-		if c < 0 || rn.Columns[c].SparkField == "" {
+		if fields[name] == "" {
 			return false
 		}
 		if j > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(rn.Columns[c].SparkField)
+		b.WriteString(fields[name])
 	}
 	b.WriteString(`]}`)
 	out.KeyValueMetadata = append(slices.Clip(out.KeyValueMetadata), format.KeyValue{Key: sparkSchemaKey, Value: b.String()})
