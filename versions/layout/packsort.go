@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // packing keeps, of a set of keys, the bits that differ between them:
@@ -67,74 +68,169 @@ func (p *packing) pack(k []uint64) uint64 {
 }
 
 // radixSortBits sorts items stably by their bits from lo to lo+width,
-// which are all the bits above lo: a least-significant-digit radix sort,
-// digits of at most 11 bits (a counting table that stays in the nearest
-// caches) or 8 for few items (whose table would cost more to clear than
-// the passes it saves), skipping the digits all items share. A long
-// slice is counted and moved on every core, each its own part, in order.
-// scratch is as long as items at least.
+// which are all the bits above lo. scratch is as long as items at least.
+// A slice too long for the nearest caches is first split by its top
+// digit (sortByTopDigit), the rest sorted a least-significant digit at a
+// time (sortByDigits).
 func radixSortBits(items, scratch []uint64, lo, width int) {
-	if width == 0 || len(items) < 2 {
-		return
+	switch {
+	case width == 0 || len(items) < 2:
+	case len(items) < 64:
+		insertionSortBits(items, lo)
+	case len(items) >= topDigitMin && width > maxDigitBits:
+		sortByTopDigit(items, scratch, lo, width)
+	default:
+		digit := digitBits(len(items))
+		sortByDigits(items, scratch, lo, width, digit, countTables(len(items), digit))
 	}
-	if len(items) < 64 {
-		for i := 1; i < len(items); i++ { // insertion sort
-			for j := i; j > 0 && items[j]>>lo < items[j-1]>>lo; j-- {
-				items[j], items[j-1] = items[j-1], items[j]
-			}
+}
+
+func insertionSortBits(items []uint64, lo int) {
+	for i := 1; i < len(items); i++ {
+		for j := i; j > 0 && items[j]>>lo < items[j-1]>>lo; j-- {
+			items[j], items[j-1] = items[j-1], items[j]
 		}
-		return
 	}
-	maxDigit := 11
-	if len(items) < 1<<12 {
-		maxDigit = 8
+}
+
+// maxDigitBits is the widest digit: a counting table that stays in the
+// nearest caches.
+const maxDigitBits = 11
+
+// digitBits is the widest digit for n items: 8 for few (whose table
+// would cost more to clear than the passes it saves).
+func digitBits(n int) int {
+	if n < 1<<12 {
+		return 8
 	}
+	return maxDigitBits
+}
+
+// countTables returns a counting table of digits bits for each part
+// distribute cuts n items into.
+func countTables(n, digit int) [][]int {
+	counts := make([][]int, partsFor(n))
+	for part := range counts {
+		counts[part] = make([]int, 1<<digit)
+	}
+	return counts
+}
+
+// sortByDigits is a least-significant-digit radix sort of items on bits
+// lo to lo+width, in digits of at most maxDigit bits (counts' tables hold
+// as many), skipping the digits all items share.
+func sortByDigits(items, scratch []uint64, lo, width, maxDigit int, counts [][]int) {
 	passes := (width + maxDigit - 1) / maxDigit
 	digit := (width + passes - 1) / passes
-	size := 1 << digit
-	mask := uint64(size - 1)
-	counts := make([][]int, partsFor(len(items)))
-	for part := range counts {
-		counts[part] = make([]int, size)
-	}
 	src, dst := items, scratch[:len(items)]
 	for d := range passes {
-		shift := lo + d*digit
-		inParts(len(src), func(part, lo, hi int) {
-			count := counts[part]
-			clear(count)
-			for _, it := range src[lo:hi] {
-				count[it>>shift&mask]++
-			}
-		})
-		first, same := src[0]>>shift&mask, 0
-		for _, count := range counts {
-			same += count[first]
+		if distribute(src, dst, lo+d*digit, digit, counts) {
+			src, dst = dst, src
 		}
-		if same == len(src) {
-			continue // one digit for all: nothing to move
-		}
-		// Each part's items of a digit go after those of the digits
-		// below and of the parts before it: the sort stays stable.
-		sum := 0
-		for b := range size {
-			for _, count := range counts {
-				count[b], sum = sum, sum+count[b]
-			}
-		}
-		inParts(len(src), func(part, lo, hi int) {
-			next := counts[part]
-			for _, it := range src[lo:hi] {
-				b := it >> shift & mask
-				dst[next[b]] = it
-				next[b]++
-			}
-		})
-		src, dst = dst, src
 	}
 	if &src[0] != &items[0] {
 		copy(items, src)
 	}
+}
+
+// distribute moves src's items into dst stably by their digit of digit
+// bits at shift, counted and moved on every core, each its own part
+// with its own table of counts; after it, the last part's table holds
+// where the items of each digit end in dst. It moves nothing, and
+// returns false, where all items share the digit.
+func distribute(src, dst []uint64, shift, digit int, counts [][]int) bool {
+	size := 1 << digit
+	mask := uint64(size - 1)
+	inParts(len(src), func(part, lo, hi int) {
+		count := counts[part][:size]
+		clear(count)
+		for _, it := range src[lo:hi] {
+			count[it>>shift&mask]++
+		}
+	})
+	first, same := src[0]>>shift&mask, 0
+	for _, count := range counts {
+		same += count[first]
+	}
+	if same == len(src) {
+		return false
+	}
+	// Each part's items of a digit go after those of the digits below
+	// and of the parts before it: the sort stays stable.
+	sum := 0
+	for b := range size {
+		for _, count := range counts {
+			count[b], sum = sum, sum+count[b]
+		}
+	}
+	inParts(len(src), func(part, lo, hi int) {
+		next := counts[part]
+		for _, it := range src[lo:hi] {
+			b := it >> shift & mask
+			dst[next[b]] = it
+			next[b]++
+		}
+	})
+	return true
+}
+
+// topDigitMin is the length from which a slice is split by its top digit
+// first: the passes of a least-significant-digit sort each move every
+// item once through memory, where a split moves them once and leaves
+// parts that sort in the nearest caches.
+const topDigitMin = 1 << 16
+
+// topBucketBits is about how many items (as a power of two) each part of
+// a split holds.
+const topBucketBits = 9
+
+// sortByTopDigit splits items by their top digit into scratch, stably,
+// sorts each part on the bits below the digit, on every core, and
+// moves it back.
+func sortByTopDigit(items, scratch []uint64, lo, width int) {
+	digit := min(maxDigitBits, bits.Len(uint(len(items)))-topBucketBits, width-1)
+	counts := countTables(len(items), digit)
+	scratch = scratch[:len(items)]
+	below := width - digit
+	if !distribute(items, scratch, lo+below, digit, counts) {
+		radixSortBits(items, scratch, lo, below)
+		return
+	}
+	ends := counts[len(counts)-1]
+	sortBucket := func(b int, table [][]int) {
+		start := 0
+		if b > 0 {
+			start = ends[b-1]
+		}
+		part, back := scratch[start:ends[b]], items[start:ends[b]]
+		switch {
+		case len(part) >= parallelMin: // sorted on every core too
+			radixSortBits(part, back, lo, below)
+		case len(part) < 64:
+			insertionSortBits(part, lo)
+		default:
+			sortByDigits(part, back, lo, below, digitBits(len(part)), table)
+		}
+		copy(back, part)
+	}
+	const batch = 16
+	var taken atomic.Int64
+	var wg sync.WaitGroup
+	for range partsFor(len(items)) {
+		wg.Go(func() {
+			table := [][]int{make([]int, 1<<maxDigitBits)}
+			for {
+				b := int(taken.Add(batch)) - batch
+				if b >= 1<<digit {
+					return
+				}
+				for end := min(b+batch, 1<<digit); b < end; b++ {
+					sortBucket(b, table)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // parallelMin is the length from which work on a slice is shared by
