@@ -17,7 +17,7 @@ shared copy, or more rows than --max-rows).
 
 Run by hand, not by `make test`: delta-spark fetches its jars from Maven at first use.
 Where Maven serves no Delta jar for the venv's Spark, a venv of pyspark==4.0.1 and
-delta-spark==4.0.1 does the same.
+delta-spark==4.0.1, or of pyspark==4.1.1 and delta-spark==4.3.1, does the same.
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ def spark_session():
                .config("spark.databricks.delta.snapshotPartitions", "2")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+               # Two jars Delta 4.3 names that Maven may not serve; pyspark ships both.
+               .config("spark.jars.excludes", "org.slf4j:slf4j-api,com.google.code.findbugs:jsr305")
                .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
                .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
     spark = configure_spark_with_delta_pip(builder).getOrCreate()

@@ -108,6 +108,23 @@ def variants(spark, t):
     spark.sql(f"UPDATE delta.`{t}` SET v = parse_json('\"replaced\"') WHERE id % 10 = 1")
 
 
+def shredded(spark, t):
+    """Variants stored shredded (Spark 4.1 and later with Delta 4.3 and later: older
+    ones write them whole), in a column-mapped table with deletion vectors: a typed
+    column per object field a file's variants share, renamed and moved by the mapping."""
+    spark.sql(f"""CREATE TABLE delta.`{t}` (id BIGINT, v VARIANT, s STRUCT<tag: STRING, w: VARIANT>)
+        USING delta TBLPROPERTIES ('delta.enableVariantShredding'='true', 'delta.columnMapping.mode'='name',
+            'delta.enableDeletionVectors'='true')""")
+    spark.sql(f"""INSERT INTO delta.`{t}` SELECT id, parse_json(CASE WHEN id % 9 = 0 THEN '[1, 2]'
+        WHEN id % 13 = 0 THEN concat('"s', id, '"') ELSE concat('{{"a":', id, ',"b":"x', id, '","c":{{"d":', id / 4, '}}}}') END),
+        named_struct('tag', concat('t', id), 'w', parse_json(concat('{{"k":', id % 3, '}}'))) FROM range(0, 80)""")
+    spark.sql(f"ALTER TABLE delta.`{t}` RENAME COLUMN v TO payload")
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id % 5 = 2")
+    spark.sql(f"""INSERT INTO delta.`{t}` SELECT id, parse_json(concat('{{"a":"text', id, '","z":true}}')),
+        NULL FROM range(80, 100)""")
+    spark.sql(f"UPDATE delta.`{t}` SET payload = parse_json('null') WHERE id % 7 = 3")
+
+
 def rewritten(spark, t):
     """A clustered layout, a restore, overwrites, the last with another schema."""
     spark.sql(f"CREATE TABLE delta.`{t}` (k INT, v STRING) USING delta CLUSTER BY (k)")
@@ -120,7 +137,7 @@ def rewritten(spark, t):
      .write.format("delta").mode("overwrite").option("overwriteSchema", "true").save(str(t)))
 
 
-TABLES = {f.__name__: f for f in (mapped_with_vectors, widened, typed_partitions, nested_by_id, variants, rewritten)}
+TABLES = {f.__name__: f for f in (mapped_with_vectors, widened, typed_partitions, nested_by_id, variants, shredded, rewritten)}
 
 
 def main(argv: list[str] | None = None) -> int:
