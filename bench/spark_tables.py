@@ -60,6 +60,24 @@ def widened(spark, t):
     spark.sql(f"DELETE FROM delta.`{t}` WHERE b % 9 = 0")
 
 
+def nested_widened(spark, t):
+    """Type widening inside a struct, an array's elements and a map's keys and values,
+    under column mapping, with in-commit timestamps; a rename after the changes."""
+    spark.sql(f"""CREATE TABLE delta.`{t}` (id INT, s STRUCT<x: SHORT, y: FLOAT>, a ARRAY<INT>, m MAP<INT, BYTE>)
+        USING delta TBLPROPERTIES ('delta.enableTypeWidening'='true', 'delta.enableDeletionVectors'='true',
+            'delta.columnMapping.mode'='name', 'delta.enableInCommitTimestamps'='true')""")
+    spark.sql(f"""INSERT INTO delta.`{t}` SELECT CAST(id AS INT), named_struct('x', CAST(id AS SHORT), 'y', CAST(id / 3 AS FLOAT)),
+        array(CAST(id AS INT), NULL), map(CAST(id AS INT), CAST(id % 100 AS BYTE)) FROM range(0, 50)""")
+    for stmt in ("ALTER COLUMN s.x TYPE INT", "ALTER COLUMN s.y TYPE DOUBLE", "ALTER COLUMN a.element TYPE BIGINT",
+                 "ALTER COLUMN m.key TYPE BIGINT", "ALTER COLUMN m.value TYPE INT", "ALTER COLUMN id TYPE BIGINT"):
+        spark.sql(f"ALTER TABLE delta.`{t}` {stmt}")
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id % 7 = 0")
+    spark.sql(f"""INSERT INTO delta.`{t}` SELECT id * 100000000000, named_struct('x', CAST(id * 100000 AS INT), 'y', id / 3.0),
+        array(id * 10000000000), map(id * 10000000000, CAST(id * 1000 AS INT)) FROM range(50, 60)""")
+    spark.sql(f"ALTER TABLE delta.`{t}` RENAME COLUMN s TO t2")
+    spark.sql(f"UPDATE delta.`{t}` SET id = -id WHERE id % 5 = 1")
+
+
 def typed_partitions(spark, t):
     """Partitions of every type a folder name can hold, nulls among them."""
     spark.sql(f"""CREATE TABLE delta.`{t}` (v BIGINT, pd DATE, pts TIMESTAMP, pdec DECIMAL(9,3), pb BOOLEAN, pi INT, ps STRING)
@@ -137,7 +155,7 @@ def rewritten(spark, t):
      .write.format("delta").mode("overwrite").option("overwriteSchema", "true").save(str(t)))
 
 
-TABLES = {f.__name__: f for f in (mapped_with_vectors, widened, typed_partitions, nested_by_id, variants, shredded, rewritten)}
+TABLES = {f.__name__: f for f in (mapped_with_vectors, widened, nested_widened, typed_partitions, nested_by_id, variants, shredded, rewritten)}
 
 
 def main(argv: list[str] | None = None) -> int:
