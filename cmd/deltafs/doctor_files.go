@@ -30,6 +30,7 @@ type doctorFiles struct {
 	BadVectors    int      `json:"badVectors"`    // deletion vectors that do not load
 	Unrebuildable int      `json:"unrebuildable"` // files with deletion vectors that cannot be rebuilt without the deleted rows (their codecs)
 	External      int      `json:"external"`      // live files outside the table root (and --allow-external): not served
+	ExternalUnder string   `json:"externalUnder"` // the folder those all lie under, if any
 	NegativeSizes int      `json:"negativeSizes"` // sizes below 0 in the log
 	Examples      []string `json:"examples"`      // the first few problems, one line each
 }
@@ -42,12 +43,12 @@ const maxFileChecks = 200
 // deletion vectors) through st, 16 at a time.
 func checkFiles(ctx context.Context, st serve.StoreStorage, snap *replay.Snapshot) doctorFiles {
 	var r doctorFiles
+	r.External, r.ExternalUnder = unserved(snap.Files, st.Serves)
 	var inside []*replay.File
 	for i := range snap.Files {
 		f := &snap.Files[i]
 		switch {
-		case !st.Serves(f.Path):
-			r.External++
+		case !st.Serves(f.Path): // counted above
 		case f.Size < 0:
 			r.NegativeSizes++
 			r.note(fmt.Sprintf("%s: size %d in the log", f.Path, f.Size))

@@ -120,7 +120,7 @@ func findings(r *doctorReport) []finding {
 	}
 	if fl.External > 0 {
 		add("external files", true, plural(fl.External, "live file lies", "live files lie")+" outside the table root, under no --allow-external location",
-			"a mount does not show them (it reads nothing outside the root unless told): mount with --allow-external LOCATION for the location they lie in (a shallow clone's source)")
+			"a mount does not show them (it reads nothing outside the root unless told): mount with "+allowExternal(fl.ExternalUnder)+" (a shallow clone's source)")
 	}
 	o := r.Open
 	add("open cost", o.RoundTrips > openRoundTripsFar,

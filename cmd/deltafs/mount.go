@@ -347,6 +347,9 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		return err
 	}
 	defer closeElsewhere()
+	if n, under := unserved(snap.Files, storage.Serves); n > 0 {
+		logger.Printf("deltafs: %s", unservedNote(n, len(snap.Files), snap.Version, under))
+	}
 	table := fs.StoreTable{Table: t, Store: st, Elsewhere: storage.Elsewhere}
 	if ctx.Err() != nil {
 		// A signal while the table was opened: do not mount only to
