@@ -78,6 +78,20 @@ def nested_widened(spark, t):
     spark.sql(f"UPDATE delta.`{t}` SET id = -id WHERE id % 5 = 1")
 
 
+def nested_added(spark, t):
+    """Fields added inside a struct, a list's element struct and a map's value struct
+    (older files lack them: served as nulls), then one dropped and one renamed."""
+    spark.sql(f"""CREATE TABLE delta.`{t}` (id BIGINT, s STRUCT<a: INT, b: STRING>, l ARRAY<STRUCT<x: INT>>,
+        m MAP<STRING, STRUCT<q: INT>>) USING delta TBLPROPERTIES ('delta.columnMapping.mode'='name')""")
+    spark.sql(f"""INSERT INTO delta.`{t}` SELECT id, named_struct('a', CAST(id AS INT), 'b', 'x'), array(named_struct('x', 1)),
+        map('k', named_struct('q', 2)) FROM range(0, 10)""")
+    spark.sql(f"ALTER TABLE delta.`{t}` ADD COLUMNS (s.c DOUBLE, l.element.y STRING, m.value.r BOOLEAN, top DATE)")
+    spark.sql(f"""INSERT INTO delta.`{t}` SELECT id, named_struct('a', 1, 'b', 'y', 'c', id / 2), array(named_struct('x', 3, 'y', 'z')),
+        map('k', named_struct('q', 4, 'r', true)), DATE'2024-01-01' FROM range(10, 15)""")
+    spark.sql(f"ALTER TABLE delta.`{t}` DROP COLUMN s.b")
+    spark.sql(f"ALTER TABLE delta.`{t}` RENAME COLUMN s.a TO aa")
+
+
 def typed_partitions(spark, t):
     """Partitions of every type a folder name can hold, nulls among them."""
     spark.sql(f"""CREATE TABLE delta.`{t}` (v BIGINT, pd DATE, pts TIMESTAMP, pdec DECIMAL(9,3), pb BOOLEAN, pi INT, ps STRING)
@@ -155,7 +169,7 @@ def rewritten(spark, t):
      .write.format("delta").mode("overwrite").option("overwriteSchema", "true").save(str(t)))
 
 
-TABLES = {f.__name__: f for f in (mapped_with_vectors, widened, nested_widened, typed_partitions, nested_by_id, variants, shredded, rewritten)}
+TABLES = {f.__name__: f for f in (mapped_with_vectors, widened, nested_widened, nested_added, typed_partitions, nested_by_id, variants, shredded, rewritten)}
 
 
 def main(argv: list[str] | None = None) -> int:
