@@ -67,9 +67,16 @@ var (
 	_ = (fusefs.NodeOpendirHandler)((*dirNode)(nil))
 )
 
-// logHidden logs the files a tree does not show; label names the tree.
+// logHidden logs the first few files a tree does not show, and how many
+// more (a shallow clone's tree may leave out all of its source's files);
+// label names the tree.
 func logHidden(r *root, t *tree, label string) {
-	for _, h := range t.lay.Hidden {
+	const named = 3
+	for i, h := range t.lay.Hidden {
+		if i == named {
+			r.logf("%s: not shown: %d more files", label, len(t.lay.Hidden)-named)
+			return
+		}
 		r.logf("%s: not shown: %s: %s", label, h.Path, h.Why)
 	}
 }

@@ -93,3 +93,23 @@ func TestOverlongNameIsHiddenNotFatal(t *testing.T) {
 		t.Errorf("no log line; log:\n%s", m.logs.String())
 	}
 }
+
+// TestHiddenFilesLoggedInBrief: a tree leaving out many files (a shallow
+// clone's, mounted without --allow-external) names the first few in the
+// log and counts the rest.
+func TestHiddenFilesLoggedInBrief(t *testing.T) {
+	tbl := newFakeTable(t)
+	files := []fakeFile{{path: "own.parquet", size: 10, modTime: mtime0}}
+	for i := range 5 {
+		files = append(files, fakeFile{path: fmt.Sprintf("file:///src/part-%d.parquet", i), size: 10, modTime: mtime0, missing: true})
+	}
+	tbl.addVersion(t, "WRITE", files, true)
+	m := mountFake(t, tbl, Options{})
+	if got := names(t, m.path("v/0")); got != "own.parquet" {
+		t.Errorf("ls v/0 = %q, want own.parquet", got)
+	}
+	logs := m.logs.String()
+	if strings.Count(logs, "it lies outside the table root") != 3 || !strings.Contains(logs, "v0: not shown: 2 more files") {
+		t.Errorf("want 3 files named and 2 more counted; log:\n%s", logs)
+	}
+}
