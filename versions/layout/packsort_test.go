@@ -44,3 +44,30 @@ func TestRadixSortBitsStable(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRadixSortBits: any length, width and spread of keys (a few values
+// or many, crowded in a few parts of a split or not) sorts stably.
+func FuzzRadixSortBits(f *testing.F) {
+	f.Add(uint64(1), uint32(70_000), uint8(30), uint8(0), uint8(3))
+	f.Add(uint64(2), uint32(20_000), uint8(40), uint8(200), uint8(1))
+	f.Fuzz(func(t *testing.T, seed uint64, n uint32, width, crowd, values uint8) {
+		n = n % 300_000
+		lo := bits.Len(uint(n))
+		w := 1 + int(width)%(64-lo)
+		rng := rand.New(rand.NewPCG(seed, uint64(n)))
+		distinct := uint64(1) << min(w, 1+int(values)%40) // how many keys may differ
+		items := make([]uint64, n)
+		for i := range items {
+			k := rng.Uint64N(distinct)
+			if rng.IntN(256) < int(crowd) { // crowd one part of a split
+				k &= 1<<max(0, w-maxDigitBits) - 1
+			}
+			items[i] = k<<(w-bits.Len64(distinct-1))&(1<<w-1)<<lo | uint64(i)
+		}
+		want := slices.Sorted(slices.Values(items))
+		radixSortBits(items, make([]uint64, n), lo, w)
+		if !slices.Equal(items, want) {
+			t.Fatalf("%d items of %d bits: not sorted stably", n, w)
+		}
+	})
+}
