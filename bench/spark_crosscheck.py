@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -58,10 +59,10 @@ def spark_session():
 class Mount:
     """`deltafs mount TABLE DIR` in the background, ready when latest/ lists."""
 
-    def __init__(self, table: Path):
+    def __init__(self, table: Path, flags: tuple[str, ...] = ()):
         self.dir = Path(tempfile.mkdtemp(prefix="deltafs-crosscheck-"))
         self.log = open(self.dir.with_suffix(".log"), "w")
-        self.proc = subprocess.Popen([str(REPO / "bin" / "deltafs"), "mount", str(table), str(self.dir)],
+        self.proc = subprocess.Popen([str(REPO / "bin" / "deltafs"), "mount", *flags, str(table), str(self.dir)],
                                      stdout=self.log, stderr=subprocess.STDOUT)
         for _ in range(600):
             if self.proc.poll() is not None:
@@ -70,6 +71,18 @@ class Mount:
                 return
             time.sleep(0.1)
         raise RuntimeError("deltafs mount not ready after a minute")
+
+    def allow_external(self) -> tuple[str, ...]:
+        """The --allow-external the mount says shows files of the table's latest version
+        that lie outside it (a shallow clone's source), if it says so."""
+        log = Path(self.log.name)
+        for _ in range(50):  # its note comes before the ready line
+            text = log.read_text()
+            if "ready:" in text:
+                break
+            time.sleep(0.1)
+        found = re.search(r"mount with --allow-external (\S+) to show them", text)
+        return ("--allow-external", found.group(1)) if found else ()
 
     def close(self):
         self.proc.send_signal(signal.SIGINT)
@@ -135,6 +148,9 @@ def check_table(spark, table: Path, all_versions: bool) -> list[tuple[str, str]]
     """(version label, verdict) for latest/, or for every v/<N>, of a mount of table."""
     try:
         m = Mount(table)
+        if flags := m.allow_external():  # a shallow clone: its source's files too
+            m.close()
+            m = Mount(table, flags)
     except RuntimeError as e:
         return [("", f"mount failed: {e}")]
     verdicts = []

@@ -157,6 +157,19 @@ def shredded(spark, t):
     spark.sql(f"UPDATE delta.`{t}` SET payload = parse_json('null') WHERE id % 7 = 3")
 
 
+def shallow_clone(spark, t):
+    """A shallow clone (its log names the source's files by absolute URIs; the check
+    mounts it with the --allow-external the mount names), deletes and inserts in it."""
+    src = t.with_name(t.name + "_source")
+    shutil.rmtree(src, ignore_errors=True)
+    spark.sql(f"""CREATE TABLE delta.`{src}` (id BIGINT, p STRING) USING delta PARTITIONED BY (p)
+        TBLPROPERTIES ('delta.enableDeletionVectors'='true')""")
+    spark.sql(f"INSERT INTO delta.`{src}` SELECT id, CAST(id % 2 AS STRING) FROM range(0, 20)")
+    spark.sql(f"CREATE TABLE delta.`{t}` SHALLOW CLONE delta.`{src}`")
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id < 5")
+    spark.sql(f"INSERT INTO delta.`{t}` SELECT id, 'c' FROM range(100, 105)")
+
+
 def rewritten(spark, t):
     """A clustered layout, a restore, overwrites, the last with another schema."""
     spark.sql(f"CREATE TABLE delta.`{t}` (k INT, v STRING) USING delta CLUSTER BY (k)")
@@ -169,7 +182,7 @@ def rewritten(spark, t):
      .write.format("delta").mode("overwrite").option("overwriteSchema", "true").save(str(t)))
 
 
-TABLES = {f.__name__: f for f in (mapped_with_vectors, widened, nested_widened, nested_added, typed_partitions, nested_by_id, variants, shredded, rewritten)}
+TABLES = {f.__name__: f for f in (mapped_with_vectors, widened, nested_widened, nested_added, typed_partitions, nested_by_id, variants, shredded, shallow_clone, rewritten)}
 
 
 def main(argv: list[str] | None = None) -> int:
