@@ -76,12 +76,12 @@ class Mount:
         """The --allow-external the mount says shows files of the table's latest version
         that lie outside it (a shallow clone's source), if it says so."""
         log = Path(self.log.name)
-        for _ in range(50):  # its note comes before the ready line
-            text = log.read_text()
-            if "ready:" in text:
+        for _ in range(50):  # its note is queued before the ready line, written by its log's goroutine
+            if "ready:" in log.read_text():
                 break
             time.sleep(0.1)
-        found = re.search(r"mount with --allow-external (\S+) to show them", text)
+        time.sleep(0.2)
+        found = re.search(r"mount with --allow-external (\S+) to show them", log.read_text())
         return ("--allow-external", found.group(1)) if found else ()
 
     def close(self):

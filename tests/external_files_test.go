@@ -113,9 +113,9 @@ func TestExternalFilesAllowed(t *testing.T) {
 	hint(p, 3, filepath.Dir(src))
 	p = startMount(t, deltafsBin(t), clone, dir, "--allow-external", "file://"+src)
 	p.ready(t)
-	hint(p, 1, sibling)
-	defer p.stop(t, syscall.SIGTERM)
 	if files, err := walkFiles(filepath.Join(dir, "v", "0")); err != nil || fmt.Sprint(files) != "[part-0.parquet part-1.parquet part-2.parquet]" {
 		t.Errorf("deltafs mount --allow-external: files %v, %v", files, err)
 	}
+	p.stop(t, syscall.SIGTERM) // its log lines are all written once it exits
+	hint(p, 1, sibling)
 }

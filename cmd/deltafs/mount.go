@@ -347,9 +347,15 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 		return err
 	}
 	defer closeElsewhere()
-	if n, under := unserved(snap.Files, storage.Serves); n > 0 {
-		logger.Printf("deltafs: %s", unservedNote(n, len(snap.Files), snap.Version, under))
-	}
+	// Files not shown are counted while the kernel mounts: a pass over
+	// every path, about 12 ms for a million. Said before the ready line.
+	note := make(chan string, 1)
+	go func() {
+		if n, under := unserved(snap.Files, storage.Serves); n > 0 {
+			note <- unservedNote(n, len(snap.Files), snap.Version, under)
+		}
+		close(note)
+	}()
 	table := fs.StoreTable{Table: t, Store: st, Elsewhere: storage.Elsewhere}
 	if ctx.Err() != nil {
 		// A signal while the table was opened: do not mount only to
@@ -359,6 +365,9 @@ func mountAndServe(ctx context.Context, location, dir string, mf mountFlags, std
 	srv, err := fs.Mount(ctx, dir, table, opts)
 	if err != nil {
 		return err
+	}
+	if s, ok := <-note; ok {
+		logger.Printf("deltafs: %s", s)
 	}
 	if err := awaitServing(ctx, dir); err != nil {
 		if uerr := srv.Unmount(); uerr != nil {
