@@ -208,5 +208,6 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(counts), flush=True)
     return 0
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -85,6 +85,7 @@ func radixSortBits(items, scratch []uint64, lo, width int) {
 	}
 }
 
+// insertionSortBits sorts a few items stably by their bits above lo.
 func insertionSortBits(items []uint64, lo int) {
 	for i := 1; i < len(items); i++ {
 		for j := i; j > 0 && items[j]>>lo < items[j-1]>>lo; j-- {
