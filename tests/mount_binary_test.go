@@ -100,6 +100,8 @@ func startMount(t *testing.T, bin, table, dir string, extra ...string) *mountPro
 func startProc(t *testing.T, bin, dir string, args ...string) *mountProc {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
+	// A hang then ends with every goroutine's stack on stderr (wait).
+	cmd.Env = append(os.Environ(), "GOTRACEBACK=all")
 	p := &mountProc{cmd: cmd, dir: dir, stderr: &lockedBuffer{}, lines: make(chan string, 100), eof: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	stdout, err := cmd.StdoutPipe()
@@ -178,7 +180,9 @@ func (p *mountProc) stop(t *testing.T, sig syscall.Signal) {
 	}
 }
 
-// wait waits for the process to exit, killing it after d. Wait closes
+// wait waits for the process to exit, aborting it after d (SIGABRT: Go
+// writes its goroutines' stacks on stderr, which says where it hung), and
+// killing it if that does not end it. Wait closes
 // the stdout pipe once the process has exited, so the pipe is first read
 // to its end: else the last lines ("unmounted") could be lost.
 func (p *mountProc) wait(d time.Duration) (exitCode int, timedOut bool) {
@@ -193,9 +197,14 @@ func (p *mountProc) wait(d time.Duration) (exitCode int, timedOut bool) {
 	select {
 	case <-done:
 	case <-ctx.Done():
-		_ = p.cmd.Process.Kill()
-		<-done
 		timedOut = true
+		_ = p.cmd.Process.Signal(syscall.SIGABRT)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-done
+		}
 	}
 	return p.cmd.ProcessState.ExitCode(), timedOut
 }

@@ -205,6 +205,11 @@ func readlink(t testing.TB, path string) string {
 
 // waitFor polls cond every 20ms for up to d, and says whether it became true.
 func waitFor(d time.Duration, cond func() bool) bool {
+	return pollFor(d, 20*time.Millisecond, cond)
+}
+
+// pollFor is waitFor asking every interval.
+func pollFor(d, interval time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
 	for {
 		if cond() {
@@ -213,7 +218,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(interval)
 	}
 }
 
