@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"sync/atomic"
 	"time"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
@@ -173,9 +174,10 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 			// line for every reply larger than a pipe).
 			DisableSplice: true,
 			// ls -l asks every file for its security label; answer in
-			// go-fuse without a trip through the node tree.
-			IgnoreSecurityLabels: true,
-			DisableXAttrs:        o.NoXAttrs,
+			// go-fuse without a trip through the node tree. Not with
+			// attributes off: noXAttrFS's ENOSYS to the first ask stops
+			// the kernel asking, where go-fuse's ENODATA would not.
+			IgnoreSecurityLabels: !o.NoXAttrs,
 			// Every path through latest or at/ reads the link (DuckDB
 			// resolving a glob: ten per file): the kernel keeps its
 			// target until refresh moves latest and says so
@@ -225,7 +227,10 @@ func mount(ctx context.Context, dir string, t Table, opts Options) (*fuse.Server
 // mountTree mounts the node tree at dir, as fusefs.Mount does, with directory
 // opens left to the kernel (noOpendirFS).
 func mountTree(dir string, r *root, opts *fusefs.Options) (*fuse.Server, error) {
-	raw := noOpendirFS{fusefs.NewNodeFS(r, opts)}
+	var raw fuse.RawFileSystem = noOpendirFS{fusefs.NewNodeFS(r, opts)}
+	if r.opts.NoXAttrs {
+		raw = noXAttrFS{raw, r.logf, new(atomic.Bool)}
+	}
 	srv, err := fuse.NewServer(raw, dir, &opts.MountOptions)
 	if err != nil {
 		return nil, err

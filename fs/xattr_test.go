@@ -74,3 +74,38 @@ func TestXattrs(t *testing.T) {
 		t.Errorf("partitionValues of an unpartitioned file = %q, %v", got, err)
 	}
 }
+
+// With attributes off, the kernel asks once and then answers "not
+// supported" itself, whatever the name (ls -l asks each file for a label,
+// ls --color for capabilities); the log says which flag serves user.delta.*, only to a
+// process that asks for those (getfattr), and once.
+func TestXattrsOff(t *testing.T) {
+	tbl := standardTable(t)
+	files := []string{"v/1/small.parquet", "v/1/big.bin", "v/1/dv.parquet"}
+	for _, tc := range []struct {
+		name  string
+		ask   func(path string) error
+		hints bool
+	}{
+		{"ls -l", func(p string) error { _, err := syscall.Getxattr(p, "security.selinux", nil); return err }, false},
+		{"ls --color", func(p string) error { _, err := syscall.Getxattr(p, "security.capability", nil); return err }, false},
+		{"getfattr -n", func(p string) error { _, err := syscall.Getxattr(p, "user.delta.version", nil); return err }, true},
+		{"getfattr -d", func(p string) error { _, err := syscall.Listxattr(p, nil); return err }, true},
+	} {
+		m := mountFake(t, tbl, Options{NoXAttrs: true, Debug: true, RefreshInterval: -1})
+		for range 2 {
+			for _, f := range files {
+				if err := tc.ask(m.path(f)); !errors.Is(err, syscall.EOPNOTSUPP) {
+					t.Errorf("%s %s: err = %v, want EOPNOTSUPP", tc.name, f, err)
+				}
+			}
+		}
+		if n := fuseRequests(m, "GETXATTR") + fuseRequests(m, "LISTXATTR"); n != 1 {
+			t.Errorf("%s: %d requests for 6 asks, want 1", tc.name, n)
+		}
+		hints := strings.Count(m.logs.String(), "mount with --xattrs")
+		if want := map[bool]int{false: 0, true: 1}[tc.hints]; hints != want {
+			t.Errorf("%s: %d hints in the log, want %d:\n%s", tc.name, hints, want, m.logs)
+		}
+	}
+}
