@@ -408,3 +408,36 @@ func TestS3EndpointByAddressIsPathStyle(t *testing.T) {
 		}
 	}
 }
+
+// Folders lists the folders directly under a prefix, in key order, up to a
+// limit; objects are not folders, nor is a local link to one.
+func TestObjectStoreFolders(t *testing.T) {
+	for _, c := range storeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st := c.open(t, "folders")
+			for _, k := range []string{"top.bin", "b/c/d.bin", "a/_delta_log/00000000000000000000.json", "a2/x.bin", "b/e.bin"} {
+				if err := st.Write(ctx, k, []byte("x")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.name == "file" {
+				root := strings.TrimPrefix(st.Location(), "file://")
+				if err := os.Symlink(filepath.Join(root, "a"), filepath.Join(root, "alink")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, q := range []struct {
+				dir   string
+				limit int
+				want  string
+			}{{"", 10, "a a2 b"}, {"", 2, "a a2"}, {"b/", 10, "c"}, {"", 0, ""}, {"a2/", 10, ""}, {"nothing/", 10, ""}} {
+				got, err := st.Folders(ctx, q.dir, q.limit)
+				if err != nil || strings.Join(got, " ") != q.want {
+					t.Errorf("Folders(%q, %d) = %q, %v; want %q", q.dir, q.limit, got, err, q.want)
+				}
+			}
+		})
+	}
+}

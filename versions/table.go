@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -121,15 +119,7 @@ func (t *Table) open(ctx context.Context) error {
 	// below it is an error when that version is built.
 	latest := maxVersion(files)
 	if latest < 0 {
-		hint := "is this the table's folder, the one holding " + replay.LogDir + "?"
-		last := path.Base(strings.TrimSuffix(t.root, "/"))
-		switch {
-		case last+"/" == replay.LogDir:
-			hint = "name the folder that holds the log, not the log itself"
-		case strings.Contains(last, "="):
-			hint = fmt.Sprintf("%s looks like a partition folder: name the table's folder, above it", last)
-		}
-		return fmt.Errorf("no Delta log: %s holds no commit or checkpoint (%s)", replay.LogDir, hint)
+		return noLogError(ctx, t.st, t.root)
 	}
 	t.mu.Lock()
 	t.files, t.complete, t.latest, t.known = merge(files, nil), complete, latest, latest

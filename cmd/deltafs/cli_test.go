@@ -108,6 +108,28 @@ func TestRefusedTablesExitNonZeroWithOneLine(t *testing.T) {
 			t.Errorf("versions of %s: exit %d, %q; want the hint %q", dir, code, errOut, hint)
 		}
 	}
+	// The folder above tables: those among its folders are named (a link
+	// to one is not followed).
+	above := t.TempDir()
+	for _, f := range []string{"events/delta/_delta_log/00000000000000000000.json", "events/other/x.bin", "two/a/_delta_log/00000000000000000000.checkpoint.parquet", "two/b/_delta_log/00000000000000000003.json"} {
+		if err := os.MkdirAll(filepath.Join(above, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(above, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(above, "events/delta"), filepath.Join(above, "events/link")); err != nil {
+		t.Fatal(err)
+	}
+	for dir, hint := range map[string]string{
+		"events": "(a table lies one folder down: name file://" + above + "/events/delta)",
+		"two":    "(tables lie one folder down: name one of file://" + above + "/two/a, file://" + above + "/two/b)",
+	} {
+		if code, _, errOut = runCLI("versions", filepath.Join(above, dir)); code == 0 || !strings.Contains(errOut, hint) {
+			t.Errorf("versions of %s: exit %d, %q; want the hint %q", dir, code, errOut, hint)
+		}
+	}
 	code, _, errOut = runCLI("versions", filepath.Join(t.TempDir(), "nothing"))
 	if code == 0 || !strings.Contains(errOut, "no such file") {
 		t.Errorf("a missing folder: exit %d, %q", code, errOut)
