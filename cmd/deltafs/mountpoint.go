@@ -28,6 +28,8 @@ func checkMountpoint(dir, location string, nonempty bool) error {
 	switch {
 	case errors.Is(err, syscall.ENOTCONN):
 		return fmt.Errorf("mountpoint %s is a dead mount left by a process that died; clear it with: fusermount3 -u %s (or umount -l %s)", dir, abs, abs)
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("mountpoint %s: %w (make it first: mkdir -p %s)", dir, err, abs)
 	case err != nil:
 		return fmt.Errorf("mountpoint %s: %w", dir, err)
 	case !info.IsDir():

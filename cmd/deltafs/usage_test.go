@@ -22,7 +22,7 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"schema", table, "--version=-1"}, 2, "deltafs schema: --version -1: versions are 0 or more (deltafs schema --help)\n", ""},
 		{[]string{"mount", "--cache-mb", "lots", table, "/nonexistent"}, 2, `deltafs mount: invalid argument "lots" for "--cache-mb" flag: must be an integer (deltafs mount --help)` + "\n", ""},
 		{[]string{"mount", "--read-ahead", "-3", table, "/nonexistent"}, 2, `deltafs mount: invalid argument "-3" for "--read-ahead" flag: want 0 or more, or auto (deltafs mount --help)` + "\n", ""},
-		{[]string{"mount", "--read-ahead", "auto", table, "/nonexistent"}, 1, "deltafs mount: mountpoint /nonexistent: stat /nonexistent: no such file or directory\n", ""},
+		{[]string{"mount", "--read-ahead", "auto", table, "/nonexistent"}, 1, "deltafs mount: mountpoint /nonexistent: stat /nonexistent: no such file or directory (make it first: mkdir -p /nonexistent)\n", ""},
 		{[]string{"ls"}, 2, "deltafs ls: want TABLE, got 0 arguments (deltafs ls --help)\n", ""},
 		{[]string{"versions", table, "extra"}, 2, "deltafs versions: want TABLE, got 2 arguments (deltafs versions --help)\n", ""},
 		{[]string{"ls", ""}, 2, "deltafs ls: want TABLE, got an empty argument (deltafs ls --help)\n", ""},
