@@ -30,9 +30,26 @@ type localRoot struct {
 func openLocalRoot(dir string) (*localRoot, error) {
 	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
+		if info, serr := os.Stat(dir); err == unix.ENOTDIR && serr == nil && info.Mode().IsRegular() {
+			return nil, notAFolder(dir)
+		}
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
 	return &localRoot{dir: dir, fd: fd}, nil
+}
+
+// notAFolder is the error for a table location that names a file: a data
+// file or a commit, often, whose table is then the nearest folder above it
+// holding a Delta log.
+func notAFolder(file string) error {
+	for d := filepath.Dir(file); ; d = filepath.Dir(d) {
+		if info, err := os.Stat(filepath.Join(d, "_delta_log")); err == nil && info.IsDir() {
+			return fmt.Errorf("a file, not a table's folder: name the table it lies in, %s", d)
+		}
+		if d == filepath.Dir(d) {
+			return errors.New("a file, not a table's folder (the one holding _delta_log/)")
+		}
+	}
 }
 
 func (l *localRoot) close() error { return unix.Close(l.fd) }

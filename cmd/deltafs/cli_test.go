@@ -130,6 +130,15 @@ func TestRefusedTablesExitNonZeroWithOneLine(t *testing.T) {
 			t.Errorf("versions of %s: exit %d, %q; want the hint %q", dir, code, errOut, hint)
 		}
 	}
+	// A file of a table named for the table, and a file outside any.
+	for file, hint := range map[string]string{
+		filepath.Join(above, "events/delta/_delta_log/00000000000000000000.json"): "a file, not a table's folder: name the table it lies in, " + filepath.Join(above, "events/delta"),
+		filepath.Join(above, "events/other/x.bin"):                                "a file, not a table's folder (the one holding _delta_log/)",
+	} {
+		if code, _, errOut = runCLI("versions", file); code == 0 || !strings.Contains(errOut, hint) {
+			t.Errorf("versions of %s: exit %d, %q; want the hint %q", file, code, errOut, hint)
+		}
+	}
 	code, _, errOut = runCLI("versions", filepath.Join(t.TempDir(), "nothing"))
 	if code == 0 || !strings.Contains(errOut, "no such file") {
 		t.Errorf("a missing folder: exit %d, %q", code, errOut)
