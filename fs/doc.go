@@ -42,10 +42,10 @@
 // latest), directories are opened by the kernel, which keeps their
 // listings (no_opendir; noopendir.go lists a directory without a handle),
 // FLUSH is refused once, and extended attributes can be turned off
-// (Options.NoXAttrs, noxattr.go). File opens are left to the kernel too (no_open)
-// with Options.NoOpen, or where an open would hand it nothing (opens.go),
-// and a mount's
-// read-ahead is raised to 1 MiB READs (readahead.go). Shared state hangs
-// off the root node; there are no package globals. Everything is read-only: operations that would change the tree
-// return EROFS (readonly.go), and the mount itself is read-only.
+// (Options.NoXAttrs, noxattr.go). File opens are left to the kernel too
+// (no_open) with Options.NoOpen, or where an open would hand it nothing
+// (opens.go), and a mount's read-ahead is raised to 1 MiB READs
+// (readahead.go). Shared state hangs off the root node; there are no
+// package globals. Everything is read-only: operations that would change
+// the tree return EROFS (readonly.go), and the mount itself is read-only.
 package fs

@@ -43,7 +43,7 @@ func (fs noXAttrFS) RemoveXAttr(cancel <-chan struct{}, h *fuse.InHeader, attr s
 }
 
 // hint logs, once per mount, that --xattrs serves the attributes a
-// process (named if it still runs) did what for.
+// process (named while it runs) wanted; did says how it asked.
 func (fs noXAttrFS) hint(h *fuse.InHeader, did string) {
 	if fs.hinted.Swap(true) {
 		return

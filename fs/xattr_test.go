@@ -77,8 +77,8 @@ func TestXattrs(t *testing.T) {
 
 // With attributes off, the kernel asks once and then answers "not
 // supported" itself, whatever the name (ls -l asks each file for a label,
-// ls --color for capabilities); the log says which flag serves user.delta.*, only to a
-// process that asks for those (getfattr), and once.
+// ls --color for capabilities); the log says which flag serves
+// user.delta.*, only to a process that asks for those (getfattr), and once.
 func TestXattrsOff(t *testing.T) {
 	tbl := standardTable(t)
 	files := []string{"v/1/small.parquet", "v/1/big.bin", "v/1/dv.parquet"}
