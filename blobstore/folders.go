@@ -2,7 +2,6 @@ package blobstore
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -38,15 +37,8 @@ func (s *Store) Folders(ctx context.Context, dir string, limit int) ([]string, e
 
 // folders is Folders for a local root.
 func (l *localRoot) folders(dir string, limit int) ([]string, error) {
-	names, err := l.names(dir)
-	if err != nil || len(names) == 0 {
-		return nil, err
-	}
-	fd, err := l.openat(folderName(dir), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC)
-	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
-		return nil, nil
-	}
-	if err != nil {
+	names, fd, err := l.openNames(dir)
+	if err != nil || fd < 0 {
 		return nil, err
 	}
 	defer unix.Close(fd)

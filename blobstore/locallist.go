@@ -20,16 +20,9 @@ import (
 // object store would have listed it or not. A missing folder lists
 // nothing.
 func (l *localRoot) list(dir, startAfter string, limit int) ([]Object, error) {
-	names, err := l.names(dir)
-	if err != nil || len(names) == 0 {
+	names, fd, err := l.openNames(dir)
+	if err != nil || fd < 0 {
 		return nil, err
-	}
-	fd, err := l.openat(folderName(dir), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC)
-	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
-		return nil, nil // gone since it was read
-	}
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
 	var out []Object
@@ -61,6 +54,24 @@ func (l *localRoot) list(dir, startAfter string, limit int) ([]Object, error) {
 		out = append(out, Object{Key: key, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix())})
 	}
 	return out, nil
+}
+
+// openNames returns the sorted names under dir and the folder opened
+// (O_PATH) to stat them from, which the caller closes; a missing or empty
+// folder gives no names and no folder (-1).
+func (l *localRoot) openNames(dir string) ([]string, int, error) {
+	names, err := l.names(dir)
+	if err != nil || len(names) == 0 {
+		return nil, -1, err
+	}
+	fd, err := l.openat(folderName(dir), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+		return nil, -1, nil // gone since it was read
+	}
+	if err != nil {
+		return nil, -1, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return names, fd, nil
 }
 
 // folderName is the folder of a key prefix ending in '/' ("" is the root),
