@@ -134,7 +134,7 @@ func parseNative(data []byte) (*Vector, error) {
 // add appends a bucket above all existing ones; empty bitmaps are dropped.
 func (v *Vector) add(high uint32, bm *roaring.Bitmap) {
 	if c := bm.GetCardinality(); c > 0 {
-		v.buckets = append(v.buckets, bucket{high: high, bm: bm, before: v.card})
+		v.buckets = append(v.buckets, bucket{high: high, bm: bm})
 		v.card += c
 	}
 }

@@ -31,7 +31,7 @@ func NewVector(rows ...uint64) *Vector {
 	for _, h := range keys {
 		bm := byHigh[h]
 		bm.RunOptimize()
-		v.buckets = append(v.buckets, bucket{high: h, bm: bm, before: v.card})
+		v.buckets = append(v.buckets, bucket{high: h, bm: bm})
 		v.card += bm.GetCardinality()
 	}
 	return v

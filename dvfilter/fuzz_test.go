@@ -92,6 +92,21 @@ func FuzzParseBitmap(f *testing.F) {
 		if n != v.Cardinality() || v.CountRange(0, ^uint64(0)) != n {
 			t.Fatalf("iterated %d rows, Cardinality %d, CountRange %d", n, v.Cardinality(), v.CountRange(0, ^uint64(0)))
 		}
+		// Its runs hold the same rows, and are as long as they can be
+		// within a 32-bit bucket.
+		var runRows []uint64
+		v.RunsInRange(0, ^uint64(0), func(lo, hi uint64) bool {
+			if lo > 0 && lo>>32 == (lo-1)>>32 && v.Contains(lo-1) || hi>>32 == (hi-1)>>32 && v.Contains(hi) {
+				t.Fatalf("run [%d, %d) not maximal", lo, hi)
+			}
+			for row := lo; row < hi && len(runRows) <= int(n); row++ {
+				runRows = append(runRows, row)
+			}
+			return true
+		})
+		if !slices.Equal(runRows, rowsOf(v)) {
+			t.Fatalf("runs hold %d rows, the vector %d", len(runRows), n)
+		}
 		again := mustParse(t, mustMarshal(t, v))
 		if !slices.Equal(rowsOf(again), rowsOf(v)) {
 			t.Fatal("round trip changed the rows")

@@ -17,9 +17,8 @@ type Vector struct {
 
 // bucket holds the rows whose upper 32 bits are high.
 type bucket struct {
-	high   uint32
-	bm     *roaring.Bitmap // lower 32 bits; never mutated
-	before uint64          // rows in all earlier buckets
+	high uint32
+	bm   *roaring.Bitmap // lower 32 bits; never mutated
 }
 
 // Cardinality is the number of deleted rows.
@@ -49,27 +48,20 @@ func (v *Vector) Contains(row uint64) bool {
 	return i < len(v.buckets) && v.buckets[i].high == hi && v.buckets[i].bm.Contains(uint32(row))
 }
 
-// countBelow returns the number of deleted rows < x.
-func (v *Vector) countBelow(x uint64) uint64 {
-	i := v.search(uint32(x >> 32))
-	if i == len(v.buckets) {
-		return v.card
-	}
-	b := v.buckets[i]
-	n := b.before
-	if b.high == uint32(x>>32) && uint32(x) > 0 {
-		n += b.bm.Rank(uint32(x) - 1) // Rank counts values <= its argument
+// CountRange returns the number of deleted rows in [lo, hi), counting
+// only the containers the range spans: what a row group starting at lo
+// with hi-lo rows loses.
+func (v *Vector) CountRange(lo, hi uint64) uint64 {
+	var n uint64
+	for i := v.search(uint32(lo >> 32)); i < len(v.buckets) && hi > lo; i++ {
+		b := v.buckets[i]
+		base := uint64(b.high) << 32
+		if base >= hi {
+			break
+		}
+		n += b.bm.CardinalityInRange(max(lo, base)-base, min(hi-base, 1<<32))
 	}
 	return n
-}
-
-// CountRange returns the number of deleted rows in [lo, hi), in logarithmic
-// time: what a row group starting at lo with hi-lo rows loses.
-func (v *Vector) CountRange(lo, hi uint64) uint64 {
-	if hi <= lo {
-		return 0
-	}
-	return v.countBelow(hi) - v.countBelow(lo)
 }
 
 // ForEach calls fn for every deleted row in ascending order until fn
@@ -86,9 +78,12 @@ func (v *Vector) ForEach(fn func(row uint64) bool) {
 	}
 }
 
-// ForEachInRange calls fn for every deleted row in [lo, hi) in ascending
-// order until fn returns false. It skips to lo without visiting earlier rows.
-func (v *Vector) ForEachInRange(lo, hi uint64, fn func(row uint64) bool) {
+// RunsInRange calls fn for the runs of consecutive deleted rows in
+// [lo, hi), clipped to it, ascending, until fn returns false. Runs are
+// disjoint; two may meet (a run is cut where the roaring bitmap's 32-bit
+// buckets meet). The work grows with the runs, not the rows: a vector of
+// a few bytes may delete billions of rows.
+func (v *Vector) RunsInRange(lo, hi uint64, fn func(lo, hi uint64) bool) {
 	if hi <= lo {
 		return
 	}
@@ -98,17 +93,45 @@ func (v *Vector) ForEachInRange(lo, hi uint64, fn func(row uint64) bool) {
 		if base >= hi {
 			return
 		}
+		from, to := max(lo, base)-base, min(hi-base, 1<<32) // within the bucket
 		it := b.bm.Iterator()
-		if base < lo {
-			it.AdvanceIfNeeded(uint32(lo))
-		}
+		it.AdvanceIfNeeded(uint32(from))
 		for it.HasNext() {
-			row := base | uint64(it.Next())
-			if row >= hi || !fn(row) {
+			start := uint64(it.PeekNext())
+			if start >= to {
+				break
+			}
+			end := runEnd(b.bm, start, to)
+			if !fn(base+start, base+end) {
 				return
 			}
+			if end >= to {
+				break
+			}
+			it.AdvanceIfNeeded(uint32(end)) // end is not in bm: the next run starts past it
 		}
 	}
+}
+
+// runEnd returns where the run of values of bm that starts at start ends,
+// at most limit: its length found by doubling and then halving, each step
+// one count over the containers the length spans.
+func runEnd(bm *roaring.Bitmap, start, limit uint64) uint64 {
+	full := func(n uint64) bool { return bm.CardinalityInRange(start, start+n) == n }
+	n := uint64(1) // [start, start+n) is full
+	for start+2*n <= limit && full(2*n) {
+		n *= 2
+	}
+	top := min(2*n-1, limit-start) // the run is shorter than 2n, or ends at limit
+	for n < top {
+		mid := n + (top-n+1)/2
+		if full(mid) {
+			n = mid
+		} else {
+			top = mid - 1
+		}
+	}
+	return start + n
 }
 
 // All returns an iterator over the deleted rows in ascending order.

@@ -1,6 +1,7 @@
 package dvfilter
 
 import (
+	"github.com/RoaringBitmap/roaring/v2"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -13,6 +14,16 @@ func TestVectorQueries(t *testing.T) {
 	rows := []uint64{0, 1, 2, 9, 65535, 65536, 100000, 1<<32 - 1, 1 << 32, 1<<32 + 3, 7<<32 + 1}
 	for range 500 {
 		rows = append(rows, r.Uint64N(300000), 1<<32+r.Uint64N(300000))
+	}
+	// Runs: across a container's end, across the 32-bit buckets' seam,
+	// over several containers, and every other row of a bitset.
+	for _, run := range [][2]uint64{{65500, 65600}, {1<<32 - 40, 1<<32 + 40}, {3<<32 + 10, 3<<32 + 200000}, {400000, 410000}} {
+		for row := run[0]; row < run[1]; row++ {
+			rows = append(rows, row)
+		}
+	}
+	for row := uint64(500000); row < 520000; row += 2 {
+		rows = append(rows, row)
 	}
 	v := NewVector(rows...)
 	want := slices.Compact(slices.Sorted(slices.Values(rows)))
@@ -35,7 +46,7 @@ func TestVectorQueries(t *testing.T) {
 		b := sort.Search(len(want), func(i int) bool { return want[i] >= hi })
 		return uint64(b - a)
 	}
-	probes := []uint64{0, 1, 2, 3, 9, 10, 65535, 65536, 65537, 1<<32 - 1, 1 << 32, 1<<32 + 1, 7 << 32, 7<<32 + 2, 1 << 40, ^uint64(0)}
+	probes := []uint64{0, 1, 2, 3, 9, 10, 65535, 65536, 65537, 65550, 65590, 1<<32 - 1, 1 << 32, 1<<32 + 1, 3<<32 + 100000, 7 << 32, 7<<32 + 2, 1 << 40, ^uint64(0)}
 	for range 300 {
 		probes = append(probes, r.Uint64N(400000), 1<<32+r.Uint64N(400000))
 	}
@@ -54,17 +65,24 @@ func TestVectorQueries(t *testing.T) {
 			t.Fatalf("CountRange(%d, %d) = %d, want %d", lo, hi, got, exp)
 		}
 		var inRange []uint64
-		v.ForEachInRange(lo, hi, func(row uint64) bool { inRange = append(inRange, row); return true })
+		prevHi := uint64(0)
+		v.RunsInRange(lo, hi, func(a, b uint64) bool {
+			if a >= b || a < prevHi {
+				t.Fatalf("RunsInRange(%d, %d) gave [%d, %d) after one ending at %d", lo, hi, a, b, prevHi)
+			}
+			prevHi = b
+			for row := a; row < b; row++ {
+				inRange = append(inRange, row)
+			}
+			return true
+		})
 		if uint64(len(inRange)) != countBrute(lo, hi) {
-			t.Fatalf("ForEachInRange(%d, %d) visited %d rows, want %d", lo, hi, len(inRange), countBrute(lo, hi))
+			t.Fatalf("RunsInRange(%d, %d) covered %d rows, want %d", lo, hi, len(inRange), countBrute(lo, hi))
 		}
 		for _, row := range inRange {
 			if row < lo || row >= hi || !set[row] {
-				t.Fatalf("ForEachInRange(%d, %d) visited %d", lo, hi, row)
+				t.Fatalf("RunsInRange(%d, %d) covered %d", lo, hi, row)
 			}
-		}
-		if !slices.IsSorted(inRange) {
-			t.Fatalf("ForEachInRange(%d, %d) not ascending", lo, hi)
 		}
 	}
 	if v.MemSize() == 0 {
@@ -90,9 +108,9 @@ func TestVectorEarlyStop(t *testing.T) {
 		t.Fatalf("All with break = %v", got)
 	}
 	got = nil
-	v.ForEachInRange(2, 1<<40, func(row uint64) bool { got = append(got, row); return row < 3 })
-	if !slices.Equal(got, []uint64{2, 3}) {
-		t.Fatalf("ForEachInRange with stop = %v", got)
+	v.RunsInRange(2, 1<<40, func(lo, hi uint64) bool { got = append(got, lo, hi); return false })
+	if !slices.Equal(got, []uint64{2, 4}) {
+		t.Fatalf("RunsInRange with stop = %v", got)
 	}
 }
 
@@ -105,7 +123,7 @@ func TestEmptyVector(t *testing.T) {
 			t.Fatal("Max of empty vector ok")
 		}
 		v.ForEach(func(uint64) bool { t.Fatal("ForEach visited a row"); return false })
-		v.ForEachInRange(0, 100, func(uint64) bool { t.Fatal("ForEachInRange visited a row"); return false })
+		v.RunsInRange(0, 100, func(uint64, uint64) bool { t.Fatal("RunsInRange gave a run"); return false })
 	}
 }
 
@@ -144,7 +162,7 @@ func TestVectorConcurrentReaders(t *testing.T) {
 			defer wg.Done()
 			var n uint64
 			v.ForEach(func(uint64) bool { n++; return true })
-			v.ForEachInRange(uint64(g)*1000, 50000, func(uint64) bool { return true })
+			v.RunsInRange(uint64(g)*1000, 50000, func(uint64, uint64) bool { return true })
 			if n != v.Cardinality() || !v.Contains(3) || v.CountRange(0, 9) != 3 || v.MemSize() == 0 {
 				t.Error("concurrent reader saw an inconsistent vector")
 			}
@@ -154,4 +172,23 @@ func TestVectorConcurrentReaders(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestRunsOfBillionsOfRows: a vector of a few run containers deleting
+// billions of rows gives its runs in a few steps each.
+func TestRunsOfBillionsOfRows(t *testing.T) {
+	v := &Vector{}
+	for high := uint32(0); high < 3; high++ {
+		bm := roaring.New()
+		bm.AddRange(5, 1<<32) // every row of the bucket from 5 on
+		bm.Remove(1 << 31)
+		bm.RunOptimize()
+		v.add(high, bm)
+	}
+	var got [][2]uint64
+	v.RunsInRange(3, 2<<32+100, func(lo, hi uint64) bool { got = append(got, [2]uint64{lo, hi}); return true })
+	want := [][2]uint64{{5, 1 << 31}, {1<<31 + 1, 1 << 32}, {1<<32 + 5, 1<<32 + 1<<31}, {1<<32 + 1<<31 + 1, 2 << 32}, {2<<32 + 5, 2<<32 + 100}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("runs %v, want %v", got, want)
+	}
 }

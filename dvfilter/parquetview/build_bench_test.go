@@ -161,3 +161,58 @@ func BenchmarkBuildRewriteDictionary(b *testing.B) {
 	}
 	b.ReportMetric(float64(v.Size())/float64(len(data)), "view/file")
 }
+
+// nullyRow has optional columns of scattered nulls: bit-packed levels.
+type nullyRow struct {
+	A *int64 `parquet:"a,optional"`
+	B *int32 `parquet:"b,optional,dict"`
+	C *bool  `parquet:"c,optional"`
+}
+
+// BenchmarkBuildRewriteScattered measures cutting a row in every 97 out
+// of a row group of a million rows with nulls scattered in every column:
+// every page is cut, value by value.
+func BenchmarkBuildRewriteScattered(b *testing.B) {
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[nullyRow](&buf, parquet.Compression(&parquet.Snappy))
+	rng := rand.New(rand.NewPCG(1, 2))
+	rows := make([]nullyRow, 1_000_000)
+	for i := range rows {
+		if rng.IntN(2) == 0 {
+			v := int64(i)
+			rows[i].A = &v
+		}
+		if rng.IntN(3) != 0 {
+			v := int32(rng.IntN(50))
+			rows[i].B = &v
+		}
+		if rng.IntN(4) != 0 {
+			v := rng.IntN(2) == 0
+			rows[i].C = &v
+		}
+	}
+	if _, err := w.Write(rows); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	var deleted []uint64
+	for r := uint64(3); r < uint64(len(rows)); r += 97 {
+		deleted = append(deleted, r)
+	}
+	vec := dvfilter.NewVector(deleted...)
+	src := &bytesSource{data: data}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		v, err := Build(context.Background(), src, int64(len(data)), vec, BuildOptions{SpillThreshold: 1 << 40})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v.SplicedRowGroups != 1 {
+			b.Fatal(v.spliceErr)
+		}
+	}
+}

@@ -105,19 +105,12 @@ func (k *keptLevels) take(n int64) (reps, defs []byte, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		var deleted []uint64
-		k.ls.vec.ForEachInRange(uint64(k.first), uint64(k.first+rows), func(row uint64) bool {
-			deleted = append(deleted, row)
-			return true
-		})
-		row, skip := k.first-1, false
+		deleted := deletedCursor{groupDeletions(k.ls.vec, k.first, rows)}
+		row, skip := int64(-1), false // within the row group
 		for e, d := range defs {
 			if reps == nil || reps[e] == 0 {
 				row++
-				for len(deleted) > 0 && deleted[0] < uint64(row) {
-					deleted = deleted[1:]
-				}
-				if skip = len(deleted) > 0 && deleted[0] == uint64(row); !skip {
+				if skip = deleted.deleted(row); !skip {
 					k.rows++
 				}
 			}

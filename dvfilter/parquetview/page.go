@@ -26,187 +26,168 @@ type newPage struct {
 	enc                      format.Encoding // of the values
 }
 
-// pageLevels splits a data page into its definition levels (nil for a
-// required column) and its encoded values, decompressed.
-func pageLevels(h *format.PageHeader, body []byte, isV2 bool, codec compress.Codec, leaf leafInfo) (defs []byte, vals []byte, err error) {
-	var entries int
+// pageParts splits a data page into its definition levels, still
+// hybrid-encoded (nil for a required column), and its encoded values,
+// decompressed; entries is the page's count of levels.
+func pageParts(h *format.PageHeader, body []byte, isV2 bool, codec compress.Codec, leaf leafInfo) (levels, vals []byte, entries int64, err error) {
 	if isV2 {
 		dh := h.DataPageHeaderV2.V
-		entries = int(dh.NumValues)
+		entries = int64(dh.NumValues)
 		dl, rl := int(dh.DefinitionLevelsByteLength), int(dh.RepetitionLevelsByteLength)
 		if rl != 0 || dl < 0 || dl > len(body) || (leaf.maxDef == 0 && dl != 0) {
-			return nil, nil, fmt.Errorf("v2 level lengths %d, %d: %w", rl, dl, errNoSplice)
+			return nil, nil, 0, fmt.Errorf("v2 level lengths %d, %d: %w", rl, dl, errNoSplice)
 		}
-		levels := body[:dl]
+		levels = body[:dl]
 		vals = body[dl:]
 		if c, ok := dh.IsCompressed.Get(); !ok || c {
 			if vals, err = decompress(codec, vals, int64(h.UncompressedPageSize)-int64(dl)); err != nil {
-				return nil, nil, fmt.Errorf("decompress page: %v: %w", err, errNoSplice)
+				return nil, nil, 0, fmt.Errorf("decompress page: %v: %w", err, errNoSplice)
 			}
 		}
 		if err := pagecodec.CheckValues(h, levels, pagecodec.Decoded(vals), leaf.column()); err != nil {
-			return nil, nil, fmt.Errorf("page: %v: %w", err, ErrParquet)
-		}
-		if leaf.maxDef > 0 {
-			enc := rle.Encoding{BitWidth: bits.Len(uint(leaf.maxDef))}
-			if defs, err = enc.DecodeLevels(nil, levels); err != nil {
-				return nil, nil, fmt.Errorf("definition levels: %v: %w", err, errNoSplice)
-			}
+			return nil, nil, 0, fmt.Errorf("page: %v: %w", err, ErrParquet)
 		}
 	} else {
 		dh := h.DataPageHeader.V
-		entries = int(dh.NumValues)
+		entries = int64(dh.NumValues)
 		data, err := decompress(codec, body, int64(h.UncompressedPageSize))
 		if err != nil {
-			return nil, nil, fmt.Errorf("decompress page: %v: %w", err, errNoSplice)
+			return nil, nil, 0, fmt.Errorf("decompress page: %v: %w", err, errNoSplice)
 		}
 		if err := pagecodec.CheckValues(h, nil, pagecodec.Decoded(data), leaf.column()); err != nil {
-			return nil, nil, fmt.Errorf("page: %v: %w", err, ErrParquet)
+			return nil, nil, 0, fmt.Errorf("page: %v: %w", err, ErrParquet)
 		}
 		if leaf.maxDef > 0 {
 			if dh.DefinitionLevelEncoding != format.RLE {
-				return nil, nil, fmt.Errorf("definition levels encoded %v: %w", dh.DefinitionLevelEncoding, errNoSplice)
+				return nil, nil, 0, fmt.Errorf("definition levels encoded %v: %w", dh.DefinitionLevelEncoding, errNoSplice)
 			}
 			if len(data) < 4 {
-				return nil, nil, fmt.Errorf("truncated levels: %w", errNoSplice)
+				return nil, nil, 0, fmt.Errorf("truncated levels: %w", errNoSplice)
 			}
 			n := int(binary.LittleEndian.Uint32(data))
 			if n < 0 || n > len(data)-4 {
-				return nil, nil, fmt.Errorf("levels of %d bytes: %w", n, errNoSplice)
+				return nil, nil, 0, fmt.Errorf("levels of %d bytes: %w", n, errNoSplice)
 			}
-			enc := rle.Encoding{BitWidth: bits.Len(uint(leaf.maxDef))}
-			if defs, err = enc.DecodeLevels(nil, data[4:4+n]); err != nil {
-				return nil, nil, fmt.Errorf("definition levels: %v: %w", err, errNoSplice)
-			}
-			data = data[4+n:]
+			levels, data = data[4:4+n], data[4+n:]
 		}
 		vals = data
 	}
-	if leaf.maxDef > 0 {
-		if len(defs) < entries {
-			return nil, nil, fmt.Errorf("%d definition levels, %d values: %w", len(defs), entries, errNoSplice)
-		}
-		defs = defs[:entries]
-		for _, d := range defs {
-			if int(d) > leaf.maxDef {
-				return nil, nil, fmt.Errorf("definition level %d above %d: %w", d, leaf.maxDef, errNoSplice)
-			}
-		}
-	}
-	return defs, vals, nil
+	return levels, vals, entries, nil
 }
 
-// pageNulls counts the nulls of a data page.
-func pageNulls(h *format.PageHeader, body []byte, isV2 bool, codec compress.Codec, leaf leafInfo) (int64, error) {
-	defs, _, err := pageLevels(h, body, isV2, codec, leaf)
+// pageLevels splits a data page into its definition levels, one byte each
+// (nil for a required column), and its encoded values, decompressed.
+func pageLevels(h *format.PageHeader, body []byte, isV2 bool, codec compress.Codec, leaf leafInfo) (defs []byte, vals []byte, err error) {
+	levels, vals, entries, err := pageParts(h, body, isV2, codec, leaf)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
-	var n int64
+	defs, err = expandLevels(levels, entries, leaf)
+	return defs, vals, err
+}
+
+// expandLevels decodes entries definition levels, one byte each (nil for
+// a required column).
+func expandLevels(levels []byte, entries int64, leaf leafInfo) ([]byte, error) {
+	if leaf.maxDef == 0 {
+		return nil, nil
+	}
+	enc := rle.Encoding{BitWidth: bits.Len(uint(leaf.maxDef))}
+	defs, err := enc.DecodeLevels(nil, levels)
+	if err != nil {
+		return nil, fmt.Errorf("definition levels: %v: %w", err, errNoSplice)
+	}
+	if int64(len(defs)) < entries {
+		return nil, fmt.Errorf("%d definition levels, %d values: %w", len(defs), entries, errNoSplice)
+	}
+	defs = defs[:entries]
 	for _, d := range defs {
-		if int(d) < leaf.maxDef {
-			n++
+		if int(d) > leaf.maxDef {
+			return nil, fmt.Errorf("definition level %d above %d: %w", d, leaf.maxDef, errNoSplice)
 		}
 	}
-	return n, nil
+	return defs, nil
+}
+
+// pageNulls counts the nulls of a data page, run by run.
+func pageNulls(h *format.PageHeader, body []byte, isV2 bool, codec compress.Codec, leaf leafInfo) (int64, error) {
+	levels, _, entries, err := pageParts(h, body, isV2, codec, leaf)
+	if err != nil || leaf.maxDef == 0 {
+		return 0, err
+	}
+	var nulls int64
+	top := uint32(0)
+	err = walkHybrid(levels, bits.Len(uint(leaf.maxDef)), entries, func(v uint32, n int64) {
+		top = max(top, v)
+		if int(v) < leaf.maxDef {
+			nulls += n
+		}
+	})
+	if err != nil {
+		return 0, fmt.Errorf("definition levels: %w", err)
+	}
+	if int(top) > leaf.maxDef {
+		return 0, fmt.Errorf("definition level %d above %d: %w", top, leaf.maxDef, errNoSplice)
+	}
+	return nulls, nil
 }
 
 // rewritePage re-encodes a data page whose first row is row without the
-// deleted rows (which lie in the page and are not all of it). Values keep
-// their encoding (PLAIN, or dictionary indexes into the chunk's unchanged
-// dictionary); the page keeps its version and codec.
-func rewritePage(h *format.PageHeader, body []byte, isV2 bool, codec compress.Codec, leaf leafInfo, deleted []int64, row int64) (newPage, error) {
-	defs, vals, err := pageLevels(h, body, isV2, codec, leaf)
+// deleted rows (runs that lie in the page and are not all of it). Values
+// keep their encoding (PLAIN, or dictionary indexes into the chunk's
+// unchanged dictionary; RLE booleans cut run by run too; others become
+// PLAIN); the page keeps its version and codec.
+func rewritePage(h *format.PageHeader, body []byte, isV2 bool, codec compress.Codec, leaf leafInfo, deleted deletions, row int64) (newPage, error) {
+	levels, vals, entries, err := pageParts(h, body, isV2, codec, leaf)
 	if err != nil {
 		return newPage{}, err
 	}
-	entries, enc := int(pageEntries(h)), pageEncoding(h)
-	// keep[i]: value i (among the non-null ones) stays.
-	present := entries
-	if defs != nil {
-		present = 0
-		for _, d := range defs {
-			if int(d) == leaf.maxDef {
-				present++
-			}
-		}
+	gone := make(deletions, len(deleted)) // positions in the page
+	for i, r := range deleted {
+		gone[i] = rowRun{r.lo - row, r.hi - row}
 	}
-	keep := make([]bool, present)
-	var newDefs []byte
-	var removedNulls, nulls int64
-	vi := 0
-	di := 0
-	for e := range entries {
-		gone := di < len(deleted) && deleted[di] == row+int64(e)
-		if gone {
-			di++
-		}
-		isNull := defs != nil && int(defs[e]) < leaf.maxDef
-		if isNull {
-			if gone {
-				removedNulls++
-			} else {
-				nulls++
-			}
-		} else {
-			keep[vi] = !gone
-			vi++
-		}
-		if defs != nil && !gone {
-			newDefs = append(newDefs, defs[e])
-		}
-	}
-	if di != len(deleted) {
+	if k := len(gone) - 1; k < 0 || gone[0].lo < 0 || gone[k].hi > entries {
 		return newPage{}, fmt.Errorf("deleted rows outside the page: %w", ErrParquet)
 	}
-	kept := entries - len(deleted)
-	newVals, err := filterValues(enc, vals, keep, leaf)
+	cut := cutValueByValue
+	if entries > denseEntries(len(levels)+len(vals)) {
+		cut = cutRunByRun
+	}
+	c, err := cut(levels, vals, entries, gone, pageEncoding(h), leaf)
 	if err != nil {
 		return newPage{}, err
 	}
-	newEnc := enc
-	switch enc {
-	case format.Plain, format.PlainDictionary, format.RLEDictionary:
-	default:
-		newEnc = format.Plain // filterValues decoded them
-	}
-	var levels []byte
-	if defs != nil {
-		le := rle.Encoding{BitWidth: bits.Len(uint(leaf.maxDef))}
-		if levels, err = le.EncodeLevels(nil, newDefs); err != nil {
-			return newPage{}, fmt.Errorf("encode levels: %v: %w", err, errNoSplice)
-		}
-	}
+	kept := entries - gone.count()
 	nh := format.PageHeader{Type: h.Type}
 	var payload []byte
 	if isV2 {
 		dh := h.DataPageHeaderV2.V
-		compressedVals := newVals
-		if c, ok := dh.IsCompressed.Get(); !ok || c {
-			if compressedVals, err = codec.Encode(nil, newVals); err != nil {
+		compressedVals := c.vals
+		if compressed, ok := dh.IsCompressed.Get(); !ok || compressed {
+			if compressedVals, err = codec.Encode(nil, c.vals); err != nil {
 				return newPage{}, fmt.Errorf("compress page: %v: %w", err, errNoSplice)
 			}
 		}
-		payload = append(append(make([]byte, 0, len(levels)+len(compressedVals)), levels...), compressedVals...)
-		nh.UncompressedPageSize = int32(len(levels) + len(newVals))
+		payload = append(append(make([]byte, 0, len(c.levels)+len(compressedVals)), c.levels...), compressedVals...)
+		nh.UncompressedPageSize = int32(len(c.levels) + len(c.vals))
 		nh.CompressedPageSize = int32(len(payload))
 		ndh := format.DataPageHeaderV2{
 			NumValues:                  int32(kept),
-			NumNulls:                   int32(nulls),
+			NumNulls:                   int32(c.nulls),
 			NumRows:                    int32(kept),
-			Encoding:                   newEnc,
-			DefinitionLevelsByteLength: int32(len(levels)),
+			Encoding:                   c.enc,
+			DefinitionLevelsByteLength: int32(len(c.levels)),
 			IsCompressed:               dh.IsCompressed,
-			Statistics:                 format.Statistics{NullCount: nulls},
+			Statistics:                 format.Statistics{NullCount: c.nulls},
 		}
 		nh.DataPageHeaderV2.Set(ndh)
 	} else {
 		var raw []byte
-		if defs != nil {
-			raw = binary.LittleEndian.AppendUint32(raw, uint32(len(levels)))
-			raw = append(raw, levels...)
+		if leaf.maxDef > 0 {
+			raw = binary.LittleEndian.AppendUint32(raw, uint32(len(c.levels)))
+			raw = append(raw, c.levels...)
 		}
-		raw = append(raw, newVals...)
+		raw = append(raw, c.vals...)
 		if payload, err = codec.Encode(nil, raw); err != nil {
 			return newPage{}, fmt.Errorf("compress page: %v: %w", err, errNoSplice)
 		}
@@ -214,10 +195,10 @@ func rewritePage(h *format.PageHeader, body []byte, isV2 bool, codec compress.Co
 		nh.CompressedPageSize = int32(len(payload))
 		ndh := format.DataPageHeader{
 			NumValues:               int32(kept),
-			Encoding:                newEnc,
+			Encoding:                c.enc,
 			DefinitionLevelEncoding: format.RLE,
 			RepetitionLevelEncoding: format.RLE,
-			Statistics:              format.Statistics{NullCount: nulls},
+			Statistics:              format.Statistics{NullCount: c.nulls},
 		}
 		nh.DataPageHeader.Set(ndh)
 	}
@@ -231,9 +212,9 @@ func rewritePage(h *format.PageHeader, body []byte, isV2 bool, codec compress.Co
 		compressed:   len(payload),
 		uncompressed: int(nh.UncompressedPageSize),
 		entries:      int64(kept),
-		removedNulls: removedNulls,
-		nulls:        nulls,
-		enc:          newEnc,
+		removedNulls: c.removedNulls,
+		nulls:        c.nulls,
+		enc:          c.enc,
 	}, nil
 }
 

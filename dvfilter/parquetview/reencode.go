@@ -342,11 +342,7 @@ func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first int6
 	if got := rg.NumRows(); got != numRows {
 		return 0, fmt.Errorf("parquet-go sees %d rows, footer says %d: %w", got, numRows, ErrParquet)
 	}
-	var deleted []uint64
-	re.vec.ForEachInRange(uint64(first), uint64(first+numRows), func(r uint64) bool {
-		deleted = append(deleted, r)
-		return true
-	})
+	deleted := groupDeletions(re.vec, first, numRows)
 	src, dst := rg.ColumnChunks(), w.ColumnWriters()
 	if len(src) != len(dst) || len(src) != len(md.Columns) || len(src) != len(values) {
 		return 0, fmt.Errorf("%d source columns, %d to write, %d in the footer: %w", len(src), len(dst), len(md.Columns), ErrParquet)
@@ -379,7 +375,7 @@ func (re *reencoder) copyRows(w *parquet.Writer, rg parquet.RowGroup, first int6
 			if values[j] == dictionaryFallenBack {
 				plain = budget
 			}
-			r.rows, r.kept, r.err = re.copyColumn(dst[j], src[j], first, md.Columns[j].MetaData.TotalCompressedSize, deleted, re.widening(j), plain)
+			r.rows, r.kept, r.err = re.copyColumn(dst[j], src[j], md.Columns[j].MetaData.TotalCompressedSize, deleted, re.widening(j), plain)
 		}()
 	}
 	wg.Wait()
@@ -412,20 +408,20 @@ func (re *reencoder) widening(j int) *widening {
 }
 
 // copyColumn copies the values of one column chunk, stored in stored
-// bytes, whose first row has index first, without those of deleted rows
-// (ascending), to dst, converted by wd when set. A value with repetition
-// level 0 starts a row. It returns the rows seen and kept. What it holds
-// is bounded by stored, and what it writes of byte arrays by plain (nil:
-// they are bounded by their pages' bytes, or written with a dictionary;
-// held.go).
-func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChunk, first, stored int64, deleted []uint64, wd *widening, plain *plainBudget) (rows, kept int64, err error) {
+// bytes, without those of deleted rows, to dst, converted by wd when set.
+// A value with repetition level 0 starts a row. It returns the rows seen
+// and kept. What it holds is bounded by stored, and what it writes of
+// byte arrays by plain (nil: they are bounded by their pages' bytes, or
+// written with a dictionary; held.go).
+func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChunk, stored int64, deleted deletions, wd *widening, plain *plainBudget) (rows, kept int64, err error) {
 	r := parquet.NewColumnChunkValueReader(src)
 	defer r.Close()
 	buf := make([]parquet.Value, 4096)
 	var pending []parquet.Value // kept values not written yet; may end inside a row
 	start := 0                  // where the last row in pending starts
 	copies := 0                 // pending's first values already copied out of the reader's buffers
-	row := first - 1
+	row := int64(-1)            // within the row group
+	cur := deletedCursor{deleted}
 	drop := false
 	limit := maxRowBytes(stored)
 	rowBytes := int64(0) // what the row being read takes held
@@ -438,11 +434,7 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 		for _, v := range buf[:n] {
 			if v.RepetitionLevel() == 0 {
 				row++
-				for len(deleted) > 0 && deleted[0] < uint64(row) {
-					deleted = deleted[1:]
-				}
-				drop = len(deleted) > 0 && deleted[0] == uint64(row)
-				if !drop {
+				if drop = cur.deleted(row); !drop {
 					kept++
 				}
 				rowBytes = 0
@@ -490,10 +482,10 @@ func (re *reencoder) copyColumn(dst *parquet.ColumnWriter, src parquet.ColumnChu
 		}
 		copies, start = held, start-cut
 		if eof {
-			return row - first + 1, kept, nil
+			return row + 1, kept, nil
 		}
 		if n == 0 {
-			return 0, 0, fmt.Errorf("decode: no progress at row %d: %w", row, ErrParquet)
+			return 0, 0, fmt.Errorf("decode: no progress at row %d of the row group: %w", row, ErrParquet)
 		}
 	}
 }

@@ -120,11 +120,7 @@ func spliceRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, md *fo
 			return format.RowGroup{}, 0, fmt.Errorf("repeated column: %w", errNoSplice)
 		}
 	}
-	var deleted []int64 // row indexes within the row group, ascending
-	vec.ForEachInRange(uint64(first), uint64(first+rg.NumRows), func(r uint64) bool {
-		deleted = append(deleted, int64(r)-first)
-		return true
-	})
+	deleted := groupDeletions(vec, first, rg.NumRows)
 	chunks := make([]splicedChunk, len(rg.Columns))
 	errs := make([]error, len(rg.Columns))
 	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
@@ -154,7 +150,7 @@ func spliceRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, md *fo
 	}
 	nrg := *rg
 	nrg.Columns = slices.Clone(rg.Columns)
-	nrg.NumRows = rg.NumRows - int64(len(deleted))
+	nrg.NumRows = rg.NumRows - deleted.count()
 	nrg.TotalCompressedSize = 0
 	nrg.TotalByteSize = 0
 	nrg.FileOffset = b.pos
@@ -237,8 +233,8 @@ func readPageHeader(ctx context.Context, src RangeReader, off, end int64) (*form
 }
 
 // spliceChunk lays out one column chunk of a row group of numRows rows
-// without the rows deleted (indexes within the row group, ascending).
-func spliceChunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, leaf leafInfo, numRows int64, deleted []int64, dataEnd int64) (splicedChunk, error) {
+// without the rows deleted.
+func spliceChunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, leaf leafInfo, numRows int64, deleted deletions, dataEnd int64) (splicedChunk, error) {
 	start, end, err := chunkRange(cc, dataEnd)
 	if err != nil {
 		return splicedChunk{}, err
@@ -323,10 +319,8 @@ func spliceChunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, l
 		if dictionaryEncoding(enc) && !hasDict {
 			return splicedChunk{}, fmt.Errorf("dictionary-encoded page without dictionary: %w", errNoSplice)
 		}
-		// The deleted rows in [row, row+rows).
-		lo, _ := slices.BinarySearch(deleted, row)
-		hi, _ := slices.BinarySearch(deleted, row+rows)
-		if lo == hi {
+		gone := deleted.within(row, row+rows)
+		if lost := gone.count(); lost == 0 {
 			if sc.dataOff < 0 {
 				sc.dataOff = sc.size
 			}
@@ -345,12 +339,12 @@ func spliceChunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, l
 				}
 				keptNulls += n
 			}
-		} else if hi-lo < int(rows) {
+		} else if lost < rows {
 			body, err := readFull(ctx, src, off+hlen, int64(h.CompressedPageSize))
 			if err != nil {
 				return splicedChunk{}, err
 			}
-			np, err := rewritePage(h, body, isV2, codec, leaf, deleted[lo:hi], row)
+			np, err := rewritePage(h, body, isV2, codec, leaf, gone, row)
 			if err != nil {
 				return splicedChunk{}, err
 			}

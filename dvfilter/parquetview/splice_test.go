@@ -181,7 +181,7 @@ func TestSplicePages(t *testing.T) {
 	for ci, c := range cases {
 		for _, version := range []int{1, 2} {
 			codec := codecs[(2*ci+version-1)%len(codecs)]
-			t.Run(fmt.Sprintf("%s/v%d/%s", c.name, version, codec), func(t *testing.T) {
+			forEachCut(t, fmt.Sprintf("%s/v%d/%s", c.name, version, codec), func(t *testing.T) {
 				data := writeSpliceFile(t, codec, version, groups...)
 				p0 := pageStarts(t, data, hit, 0)
 				p3 := pageStarts(t, data, hit, 3)
@@ -219,6 +219,19 @@ func TestSplicePages(t *testing.T) {
 			})
 		}
 	}
+}
+
+// forEachCut runs f as subtest name twice: with pages cut as rewritePage
+// chooses (value by value, for pages of ordinary values), and with every
+// page cut run by run.
+func forEachCut(t *testing.T, name string, f func(t *testing.T)) {
+	t.Run(name+"/as chosen", f)
+	t.Run(name+"/run by run", func(t *testing.T) {
+		dense := denseEntries
+		denseEntries = func(int) int64 { return -1 }
+		t.Cleanup(func() { denseEntries = dense })
+		f(t)
+	})
 }
 
 func expectSpliceRows(total int, deleted []uint64) []spliceRow {
@@ -366,12 +379,14 @@ t = pa.table({
     "b": pa.array([None if i % 7 == 0 else i % 3 == 0 for i in ids]),
     "d": pa.array([i * 11 for i in ids], pa.int64()),
     "s": pa.array(["s%d" % i for i in ids]),
+    "bb": pa.array([None if i % 11 == 4 else (i // 300) % 2 == 0 or i % 13 == 0 for i in ids]),
+    "runs": pa.array([None if (i // 700) % 2 else i // 450 for i in ids], pa.int64()),
 })
 pq.write_table(t, sys.argv[1], row_group_size=2000, data_page_size=1024,
     dictionary_pagesize_limit=256, write_batch_size=100,
     data_page_version=sys.argv[2], compression=sys.argv[3],
-    use_dictionary=["cat", "big", "i32", "b"],
-    column_encoding={"d": "DELTA_BINARY_PACKED", "s": "DELTA_BYTE_ARRAY", "f": "BYTE_STREAM_SPLIT"},
+    use_dictionary=["cat", "big", "i32", "b", "runs"],
+    column_encoding={"d": "DELTA_BINARY_PACKED", "s": "DELTA_BYTE_ARRAY", "f": "BYTE_STREAM_SPLIT", "bb": "RLE"},
     write_statistics=sys.argv[4] == "stats")
 `
 	const check = `
@@ -409,7 +424,7 @@ print("ok")
 				// No statistics: the null counts are counted page by page.
 				codec, stats = "snappy", "none"
 			}
-			t.Run(version+"/"+codec+"/"+stats, func(t *testing.T) {
+			forEachCut(t, version+"/"+codec+"/"+stats, func(t *testing.T) {
 				dir := t.TempDir()
 				srcPath := filepath.Join(dir, "src.parquet")
 				if out, err := exec.Command(py, "-c", gen, srcPath, version, codec, stats).CombinedOutput(); err != nil {

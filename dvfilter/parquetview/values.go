@@ -12,20 +12,68 @@ import (
 // Dropping deleted values from a page's encoded values, per encoding and
 // physical type.
 
-// filterValues drops the values keep marks false from encoded values.
-func filterValues(enc format.Encoding, vals []byte, keep []bool, leaf leafInfo) ([]byte, error) {
+// filterValueRuns drops from encoded values, present of them, those at
+// the positions gone. Dictionary indexes and RLE booleans are cut run by
+// run and keep their encoding; others are cut value by value (filterValues),
+// PLAIN ones only where their bytes hold as many (a bit each at least).
+func filterValueRuns(enc format.Encoding, vals []byte, present int64, gone deletions, leaf leafInfo) ([]byte, format.Encoding, error) {
+	switch {
+	case dictionaryEncoding(enc):
+		if present == gone.count() {
+			return []byte{0}, enc, nil
+		}
+		if len(vals) == 0 {
+			return nil, 0, fmt.Errorf("dictionary indexes missing: %w", errNoSplice)
+		}
+		width := int(vals[0])
+		runs, err := decodeHybrid(vals[1:], width, present)
+		if err != nil {
+			return nil, 0, fmt.Errorf("dictionary indexes: %w", err)
+		}
+		return encodeHybrid([]byte{byte(width)}, dropRuns(runs, gone), width), enc, nil
+	case enc == format.RLE && leaf.typ == format.Boolean:
+		// A 4-byte length, then the hybrid encoding with bit width 1.
+		if len(vals) < 4 {
+			return nil, 0, fmt.Errorf("RLE booleans of %d bytes: %w", len(vals), errNoSplice)
+		}
+		m := int64(binary.LittleEndian.Uint32(vals))
+		if m > int64(len(vals)-4) {
+			return nil, 0, fmt.Errorf("boolean runs of %d bytes: %w", m, errNoSplice)
+		}
+		runs, err := decodeHybrid(vals[4:4+m], 1, present)
+		if err != nil {
+			return nil, 0, fmt.Errorf("RLE booleans: %w", err)
+		}
+		out := encodeHybrid(make([]byte, 4), dropRuns(runs, gone), 1)
+		binary.LittleEndian.PutUint32(out, uint32(len(out)-4))
+		return out, enc, nil
+	case enc == format.Plain && present > 8*int64(len(vals)):
+		return nil, 0, fmt.Errorf("%d PLAIN values in %d bytes: %w", present, len(vals), errNoSplice)
+	}
+	keep := make([]bool, present)
+	cur := deletedCursor{gone}
+	for i := range keep {
+		keep[i] = !cur.deleted(int64(i))
+	}
+	return filterValues(enc, vals, keep, leaf)
+}
+
+// filterValues drops the values keep marks false from encoded values and
+// returns the rest with their encoding: dictionary indexes and PLAIN
+// values keep theirs, others are decoded and become PLAIN.
+func filterValues(enc format.Encoding, vals []byte, keep []bool, leaf leafInfo) ([]byte, format.Encoding, error) {
 	switch enc {
 	case format.PlainDictionary, format.RLEDictionary:
 		if len(keep) == 0 {
-			return []byte{0}, nil
+			return []byte{0}, enc, nil
 		}
 		var de rle.DictionaryEncoding
 		idx, err := de.DecodeInt32(nil, vals)
 		if err != nil {
-			return nil, fmt.Errorf("dictionary indexes: %v: %w", err, errNoSplice)
+			return nil, 0, fmt.Errorf("dictionary indexes: %v: %w", err, errNoSplice)
 		}
 		if len(idx) < len(keep) {
-			return nil, fmt.Errorf("%d dictionary indexes, %d values: %w", len(idx), len(keep), errNoSplice)
+			return nil, 0, fmt.Errorf("%d dictionary indexes, %d values: %w", len(idx), len(keep), errNoSplice)
 		}
 		out := idx[:0]
 		for i, k := range keep {
@@ -35,17 +83,19 @@ func filterValues(enc format.Encoding, vals []byte, keep []bool, leaf leafInfo) 
 		}
 		b, err := de.EncodeInt32(nil, out)
 		if err != nil {
-			return nil, fmt.Errorf("dictionary indexes: %v: %w", err, errNoSplice)
+			return nil, 0, fmt.Errorf("dictionary indexes: %v: %w", err, errNoSplice)
 		}
-		return b, nil
+		return b, enc, nil
 	case format.Plain:
-		return filterPlain(vals, keep, leaf)
+		out, err := filterPlain(vals, keep, leaf)
+		return out, enc, err
 	}
 	plain, err := toPlain(enc, vals, len(keep), leaf)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return filterPlain(plain, keep, leaf)
+	out, err := filterPlain(plain, keep, leaf)
+	return out, format.Plain, err
 }
 
 // toPlain decodes n values of another encoding (DELTA_*, BYTE_STREAM_SPLIT)

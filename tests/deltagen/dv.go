@@ -30,6 +30,22 @@ func SerializeDV(deleted []uint64) (data []byte, cardinality, maxRow int64, err 
 		}
 		bm.Add(r)
 	}
+	return serializeBitmap(bm)
+}
+
+// InlineDVRuns is InlineDV of the rows of runs [lo, hi): billions of rows
+// in a few bytes of run containers.
+func InlineDVRuns(runs ...[2]uint64) (action.DeletionVector, error) {
+	bm := roaring64.New()
+	for _, r := range runs {
+		bm.AddRange(r[0], r[1])
+	}
+	data, card, maxRow, err := serializeBitmap(bm)
+	return inline(data, card, maxRow), err
+}
+
+// serializeBitmap is SerializeDV of the rows of bm.
+func serializeBitmap(bm *roaring64.Bitmap) (data []byte, cardinality, maxRow int64, err error) {
 	bm.RunOptimize()
 	var buf bytes.Buffer
 	buf.Write(binary.LittleEndian.AppendUint32(nil, DVMagic))
@@ -47,16 +63,18 @@ func SerializeDV(deleted []uint64) (data []byte, cardinality, maxRow int64, err 
 // serialized bitmap, sizeInBytes its unpadded length, no offset.
 func InlineDV(deleted []uint64) (action.DeletionVector, error) {
 	data, card, maxRow, err := SerializeDV(deleted)
-	if err != nil {
-		return action.DeletionVector{}, err
-	}
+	return inline(data, card, maxRow), err
+}
+
+// inline is the inline descriptor of a serialized bitmap.
+func inline(data []byte, card, maxRow int64) action.DeletionVector {
 	return action.DeletionVector{
 		StorageType:    "i",
 		PathOrInlineDv: Z85Encode(data),
 		SizeInBytes:    int32(len(data)),
 		Cardinality:    card,
 		MaxRowIndex:    &maxRow,
-	}, nil
+	}
 }
 
 // DVFileName is the file name of the DV file of a UUID (canonical text).
