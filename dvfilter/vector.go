@@ -81,8 +81,8 @@ func (v *Vector) ForEach(fn func(row uint64) bool) {
 // RunsInRange calls fn for the runs of consecutive deleted rows in
 // [lo, hi), clipped to it, ascending, until fn returns false. Runs are
 // disjoint; two may meet (a run is cut where the roaring bitmap's 32-bit
-// buckets meet). The work grows with the runs, not the rows: a vector of
-// a few bytes may delete billions of rows.
+// buckets meet). The work grows with the runs, not the rows: a run of 10
+// bytes in a vector deletes 65,536 rows.
 func (v *Vector) RunsInRange(lo, hi uint64, fn func(lo, hi uint64) bool) {
 	if hi <= lo {
 		return
@@ -94,21 +94,19 @@ func (v *Vector) RunsInRange(lo, hi uint64, fn func(lo, hi uint64) bool) {
 			return
 		}
 		from, to := max(lo, base)-base, min(hi-base, 1<<32) // within the bucket
-		it := b.bm.Iterator()
-		it.AdvanceIfNeeded(uint32(from))
-		for it.HasNext() {
-			start := uint64(it.PeekNext())
-			if start >= to {
+		for x := from; x < to; {
+			// NextValue finds its container by binary search; an iterator
+			// would step through every container before it.
+			next := b.bm.NextValue(uint32(x))
+			if next < 0 || uint64(next) >= to {
 				break
 			}
+			start := uint64(next)
 			end := runEnd(b.bm, start, to)
 			if !fn(base+start, base+end) {
 				return
 			}
-			if end >= to {
-				break
-			}
-			it.AdvanceIfNeeded(uint32(end)) // end is not in bm: the next run starts past it
+			x = end
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // TestMountFileClaimingBillionsOfRows: a 2 MB data file whose pages claim
-// 2^36 null rows, half of them deleted by an inline vector of a few bytes,
+// 2^36 null rows, half of them deleted by an inline vector of 7.4 MB,
 // reads through the mount as a file of the rows kept, built run by run (row
 // by row, the deleted rows alone took 256 GiB, and the mount died of it);
 // a small one of such runs reads right in pyarrow.

@@ -11,7 +11,7 @@ import (
 )
 
 // runRows is a set of rows given as runs [lo, hi): what a deletion vector
-// of run containers holds, billions of rows in a few bytes.
+// of run containers holds, 65,536 rows in 10 bytes.
 type runRows [][2]uint64
 
 func (r runRows) Cardinality() uint64 { return r.CountRange(0, ^uint64(0)) }

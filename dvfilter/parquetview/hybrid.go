@@ -7,9 +7,10 @@ import (
 
 // Levels, dictionary indexes and RLE booleans are stored in Parquet's
 // hybrid encoding: runs of one repeated value, and bit-packed groups of
-// eight. A run of a few bytes may claim a million values, so a page is
-// rewritten run by run: the work grows with its bytes and the deleted
-// runs, not with the values its runs claim.
+// eight. A run of a few bytes may claim a million values, so a page whose
+// runs claim many is read and written here run by run (pagecut.go): the
+// work grows with its bytes and the deleted runs, not with the values its
+// runs claim.
 
 // valueRun is n repetitions of v.
 type valueRun struct {

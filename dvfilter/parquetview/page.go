@@ -109,13 +109,23 @@ func expandLevels(levels []byte, entries int64, leaf leafInfo) ([]byte, error) {
 	return defs, nil
 }
 
-// pageNulls counts the nulls of a data page, run by run.
+// pageNulls counts the nulls of a data page: level by level, or run by
+// run where its runs claim more levels than its bytes (see denseEntries).
 func pageNulls(h *format.PageHeader, body []byte, isV2 bool, codec compress.Codec, leaf leafInfo) (int64, error) {
-	levels, _, entries, err := pageParts(h, body, isV2, codec, leaf)
+	levels, vals, entries, err := pageParts(h, body, isV2, codec, leaf)
 	if err != nil || leaf.maxDef == 0 {
 		return 0, err
 	}
 	var nulls int64
+	if entries <= denseEntries(len(levels)+len(vals)) {
+		defs, err := expandLevels(levels, entries, leaf)
+		for _, d := range defs {
+			if int(d) < leaf.maxDef {
+				nulls++
+			}
+		}
+		return nulls, err
+	}
 	top := uint32(0)
 	err = walkHybrid(levels, bits.Len(uint(leaf.maxDef)), entries, func(v uint32, n int64) {
 		top = max(top, v)

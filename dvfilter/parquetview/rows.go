@@ -30,7 +30,7 @@ type rowRun struct{ lo, hi int64 }
 
 // deletions are the rows one row group loses, counted from its first row,
 // as ascending, disjoint runs: held as runs, not rows, as a deletion
-// vector of a few bytes can delete billions of rows.
+// vector holds 65,536 deleted rows in a run of 10 bytes.
 type deletions []rowRun
 
 // groupDeletions returns the rows of the row group of n rows from first

@@ -33,8 +33,8 @@ func SerializeDV(deleted []uint64) (data []byte, cardinality, maxRow int64, err 
 	return serializeBitmap(bm)
 }
 
-// InlineDVRuns is InlineDV of the rows of runs [lo, hi): billions of rows
-// in a few bytes of run containers.
+// InlineDVRuns is InlineDV of the rows of runs [lo, hi), kept as runs:
+// 10 bytes for each 65,536 rows.
 func InlineDVRuns(runs ...[2]uint64) (action.DeletionVector, error) {
 	bm := roaring64.New()
 	for _, r := range runs {
