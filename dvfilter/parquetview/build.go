@@ -55,9 +55,9 @@ func (o BuildOptions) withDefaults() BuildOptions {
 
 // Build makes the view of a Parquet data file of size bytes, read through
 // src, without the rows in vec (nil: none), with the columns opts.Rename
-// serves (nil: as stored). A file with a column opts.Rename widens has
-// every row group re-encoded, its values converted; the rest of this
-// comment is about the others.
+// serves (nil: as stored). The chunks of a column opts.Rename widens, or
+// of INT96 instants, are converted page by page (convertpages.go), or
+// their row groups re-encoded whole where pages cannot be.
 //
 // It reads the footer (usually one ranged read of the file's tail) and
 // decides per row group: a row group that loses no row is copied byte for
@@ -135,6 +135,8 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		widen []*widening
 		int96 []bool
 		lv    []leafInfo
+		conv  []*pageConversion // per leaf: its pages converted (INT96, widened)
+		whole bool              // a widening every row group needs re-encoded whole
 	)
 	if opts.Rename != nil {
 		if widen, int96, err = opts.Rename.conversions(md); err != nil {
@@ -147,7 +149,7 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	if err := disjointChunks(md, dataEnd); err != nil { // row groups are rebuilt from here on
 		return nil, err
 	}
-	if int96 != nil {
+	if conv, whole = pageConversions(md.Schema, widen, int96); conv != nil {
 		if lv, err = leaves(md.Schema); err != nil {
 			return nil, err
 		}
@@ -177,9 +179,9 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 	out.RowGroups = nil
 	out.NumRows = 0
 	b.add(segment{n: int64(len(magic)), data: magic})
-	var converted [][]*splicedChunk // by row group and column: INT96 chunks of row groups copied
-	if int96 != nil && widen == nil {
-		if converted, err = convertInt96(ctx, src, md, vec, int96, lv, dataEnd); err != nil {
+	var converted [][]*splicedChunk // by row group and column: chunks converted of row groups copied
+	if (conv != nil || widen != nil) && !whole {
+		if converted, err = convertChunks(ctx, src, md, vec, conv, lv, dataEnd); err != nil {
 			return nil, err
 		}
 		for _, rg := range converted {
@@ -202,20 +204,20 @@ func build(ctx context.Context, src RangeReader, size int64, vec Rows, opts Buil
 		switch {
 		case lost == rg.NumRows && rg.NumRows > 0:
 			v.DroppedRowGroups++
-		case lost == 0 && widen == nil:
-			var conv []*splicedChunk
+		case lost == 0 && !whole && (converted == nil || converted[i] != nil):
+			var cv []*splicedChunk
 			if converted != nil {
-				conv = converted[i]
+				cv = converted[i]
 			}
-			nrg, err := copyRowGroup(b, rg, dataEnd, conv)
+			nrg, err := copyRowGroup(b, rg, dataEnd, cv)
 			if err != nil {
 				return nil, fmt.Errorf("row group %d: %w", i, err)
 			}
 			out.RowGroups = append(out.RowGroups, nrg)
 			v.CopiedRowGroups++
 		default:
-			if pageSplicing && widen == nil {
-				nrg, pages, err := spliceRowGroup(ctx, b, src, md, rg, first, vec, dataEnd, int96)
+			if pageSplicing && !whole && lost > 0 {
+				nrg, pages, err := spliceRowGroup(ctx, b, src, md, rg, first, vec, dataEnd, conv)
 				if err == nil {
 					out.RowGroups = append(out.RowGroups, nrg)
 					v.RewrittenRowGroups++

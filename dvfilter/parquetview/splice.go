@@ -107,7 +107,7 @@ type splicedChunk struct {
 // first) page by page. It returns an error wrapping errNoSplice when the
 // row group needs the whole-row-group path; any other error is final.
 // Nothing is added to b unless it succeeds.
-func spliceRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, md *format.FileMetaData, rg *format.RowGroup, first int64, vec Rows, dataEnd int64, int96 []bool) (format.RowGroup, int, error) {
+func spliceRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, md *format.FileMetaData, rg *format.RowGroup, first int64, vec Rows, dataEnd int64, conv []*pageConversion) (format.RowGroup, int, error) {
 	lv, err := leaves(md.Schema)
 	if err != nil {
 		return format.RowGroup{}, 0, fmt.Errorf("%v: %w", err, errNoSplice)
@@ -137,8 +137,8 @@ func spliceRowGroup(ctx context.Context, b *viewBuilder, src RangeReader, md *fo
 				wg.Done()
 			}()
 			chunks[j], errs[j] = spliceChunk(ctx, src, &rg.Columns[j], lv[j], rg.NumRows, deleted, dataEnd)
-			if errs[j] == nil && j < len(int96) && int96[j] {
-				chunks[j], errs[j] = int96Spliced(ctx, src, chunks[j], lv[j])
+			if errs[j] == nil && j < len(conv) && conv[j] != nil {
+				chunks[j], errs[j] = convertSpliced(ctx, src, chunks[j], lv[j], conv[j])
 			}
 		}()
 	}

@@ -1,7 +1,9 @@
 package parquetview
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/big"
 
 	"github.com/parquet-go/parquet-go"
@@ -117,6 +119,27 @@ func classify(el *format.SchemaElement) storedType {
 type widening struct {
 	node    parquet.Node
 	convert func(parquet.Value) (parquet.Value, error)
+	// sameValues: only the annotation widens (byte or short to a wider
+	// INT32); pages are served as stored.
+	sameValues bool
+	// plain converts PLAIN values page by page where a loop over their
+	// bytes does it (four bytes to eight); nil: value by value (pages).
+	plain func([]byte) ([]byte, error)
+}
+
+// fourToEight converts PLAIN values of four bytes to PLAIN values of
+// eight, each by f.
+func fourToEight(f func(uint32) uint64) func([]byte) ([]byte, error) {
+	return func(vals []byte) ([]byte, error) {
+		if len(vals)%4 != 0 {
+			return nil, fmt.Errorf("%d bytes of 4-byte values: %w", len(vals), ErrParquet)
+		}
+		out := make([]byte, 2*len(vals))
+		for i := 0; i < len(vals); i += 4 {
+			binary.LittleEndian.PutUint64(out[2*i:], f(binary.LittleEndian.Uint32(vals[i:])))
+		}
+		return out, nil
+	}
 }
 
 // wideningFor returns how a leaf stored as el is served as t; nil when el
@@ -132,31 +155,30 @@ func wideningFor(el *format.SchemaElement, t LeafType) *widening {
 		}
 		if from.kind == storedInteger && from.bits < bits {
 			// The same INT32 values; only the annotation widens.
-			return &widening{node: parquet.Int(bits), convert: same}
+			return &widening{node: parquet.Int(bits), convert: same, sameValues: true}
 		}
 	case LongType:
 		if from.kind == storedInteger {
 			return &widening{node: parquet.Int(64), convert: func(v parquet.Value) (parquet.Value, error) {
 				return parquet.Int64Value(int64(v.Int32())), nil
-			}}
+			}, plain: fourToEight(func(x uint32) uint64 { return uint64(int64(int32(x))) })}
 		}
 	case DoubleType:
 		switch from.kind {
 		case storedInteger:
 			return &widening{node: parquet.Leaf(parquet.DoubleType), convert: func(v parquet.Value) (parquet.Value, error) {
 				return parquet.DoubleValue(float64(v.Int32())), nil
-			}}
+			}, plain: fourToEight(func(x uint32) uint64 { return math.Float64bits(float64(int32(x))) })}
 		case storedFloat:
 			return &widening{node: parquet.Leaf(parquet.DoubleType), convert: func(v parquet.Value) (parquet.Value, error) {
 				return parquet.DoubleValue(float64(v.Float())), nil
-			}}
+			}, plain: fourToEight(func(x uint32) uint64 { return math.Float64bits(float64(math.Float32frombits(x))) })}
 		}
 	case TimestampNTZType:
 		if from.kind == storedDate {
-			const microsPerDay = 86_400_000_000
 			return &widening{node: parquet.TimestampAdjusted(parquet.Microsecond, false), convert: func(v parquet.Value) (parquet.Value, error) {
 				return parquet.Int64Value(int64(v.Int32()) * microsPerDay), nil
-			}}
+			}, plain: fourToEight(func(x uint32) uint64 { return uint64(int64(int32(x)) * microsPerDay) })}
 		}
 	case DecimalType:
 		return decimalWidening(from, t)
@@ -165,6 +187,66 @@ func wideningFor(el *format.SchemaElement, t LeafType) *widening {
 }
 
 func same(v parquet.Value) (parquet.Value, error) { return v, nil }
+
+// pages returns how pages of a leaf stored as el are converted: PLAIN
+// values of a fixed width in, PLAIN values of the served type out; nil
+// for values of no fixed width (a decimal stored as a byte array).
+func (wd *widening) pages(el *format.SchemaElement) *pageConversion {
+	var (
+		width int
+		read  func([]byte) parquet.Value
+	)
+	switch el.Type.V {
+	case format.Int32:
+		width, read = 4, func(b []byte) parquet.Value { return parquet.Int32Value(int32(binary.LittleEndian.Uint32(b))) }
+	case format.Int64:
+		width, read = 8, func(b []byte) parquet.Value { return parquet.Int64Value(int64(binary.LittleEndian.Uint64(b))) }
+	case format.Float:
+		width, read = 4, func(b []byte) parquet.Value {
+			return parquet.FloatValue(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+		}
+	case format.FixedLenByteArray:
+		width, read = int(el.TypeLength.V), func(b []byte) parquet.Value { return parquet.FixedLenByteArrayValue(b) }
+	}
+	served := wd.node.Type()
+	var (
+		out   format.Type
+		write func([]byte, parquet.Value) []byte
+	)
+	switch served.Kind() {
+	case parquet.Int32:
+		out, write = format.Int32, func(b []byte, v parquet.Value) []byte { return binary.LittleEndian.AppendUint32(b, uint32(v.Int32())) }
+	case parquet.Int64:
+		out, write = format.Int64, func(b []byte, v parquet.Value) []byte { return binary.LittleEndian.AppendUint64(b, uint64(v.Int64())) }
+	case parquet.Double:
+		out, write = format.Double, func(b []byte, v parquet.Value) []byte {
+			return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Double()))
+		}
+	case parquet.FixedLenByteArray:
+		out, write = format.FixedLenByteArray, func(b []byte, v parquet.Value) []byte { return append(b, v.ByteArray()...) }
+	}
+	if width <= 0 || write == nil {
+		return nil
+	}
+	if wd.plain != nil {
+		return &pageConversion{out: out, convert: wd.plain, cannot: errWhole}
+	}
+	convert := func(vals []byte) ([]byte, error) {
+		if len(vals)%width != 0 {
+			return nil, fmt.Errorf("%d bytes of %d-byte values: %w", len(vals), width, ErrParquet)
+		}
+		dst := make([]byte, 0, len(vals)/width*8)
+		for i := 0; i < len(vals); i += width {
+			v, err := wd.convert(read(vals[i : i+width]))
+			if err != nil {
+				return nil, err
+			}
+			dst = write(dst, v)
+		}
+		return dst, nil
+	}
+	return &pageConversion{out: out, convert: convert, cannot: errWhole}
+}
 
 // apply converts v, keeping its levels; a null stays as it is.
 func (wd *widening) apply(v parquet.Value) (parquet.Value, error) {

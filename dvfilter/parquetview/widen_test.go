@@ -148,8 +148,15 @@ func checkWidenedView(t *testing.T, data []byte) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.Rows != 105-int64(len(deleted)) || v.CopiedRowGroups != 0 {
-				t.Errorf("rows %d, copied row groups %d; want %d, 0", v.Rows, v.CopiedRowGroups, 105-len(deleted))
+			// Without deleted rows, the widened chunks are converted page by
+			// page and the rest copied; with them, parquet-go re-encodes each
+			// row group whole (a list column is not spliced).
+			copied := 2
+			if deleted != nil {
+				copied = 0
+			}
+			if v.Rows != 105-int64(len(deleted)) || v.CopiedRowGroups != copied || v.RewrittenRowGroups != 2-copied {
+				t.Errorf("rows %d, copied row groups %d, rewritten %d; want %d, %d, %d", v.Rows, v.CopiedRowGroups, v.RewrittenRowGroups, 105-len(deleted), copied, 2-copied)
 			}
 			served := materialize(t, v, src)
 			if _, err := parquet.OpenFile(bytes.NewReader(served), int64(len(served))); err != nil {
@@ -186,6 +193,85 @@ func checkWidenedView(t *testing.T, data []byte) {
 				t.Fatalf("%d rows, want %d", len(got.Rows), len(want))
 			}
 		})
+	}
+}
+
+// flatNarrow has widened columns and no repeated one: its row groups are
+// spliced and converted page by page.
+type flatNarrow struct {
+	ID    int64   `parquet:"id"`
+	Cat   int32   `parquet:"cat,dict"`
+	Opt   *int32  `parquet:"opt,optional"`
+	F     float32 `parquet:"f"`
+	Short int16   `parquet:"short"`
+}
+
+// flatWide is flatNarrow as its widened table has it.
+type flatWide struct {
+	ID    int64    `parquet:"id"`
+	Cat   int64    `parquet:"cat"`
+	Opt   *float64 `parquet:"opt,optional"`
+	F     float64  `parquet:"f"`
+	Short int32    `parquet:"short"`
+}
+
+func mkFlatNarrow(i int64) flatNarrow {
+	r := flatNarrow{ID: i, Cat: int32(i%5) - 2, F: float32(i) / 8, Short: int16(-i)}
+	if i%3 != 0 {
+		v := int32(i * 1000)
+		r.Opt = &v
+	}
+	return r
+}
+
+// TestWidenedPages: a file without repeated columns is served widened
+// page by page, rows deleted or not (its dictionary page converted, its
+// pages of indexes copied), in both page versions.
+func TestWidenedPages(t *testing.T) {
+	leaf := func(name string, k LeafKind) Column {
+		return Column{Name: name, Physical: name, Kind: LeafColumn, Type: &LeafType{Kind: k}}
+	}
+	rn := &Rename{Key: "flat", Columns: []Column{leaf("id", LongType), leaf("cat", LongType), leaf("opt", DoubleType), leaf("f", DoubleType), leaf("short", IntType)}}
+	for _, version := range []int{1, 2} {
+		data := writeRowGroups(t, mkFlatNarrow, []int{600, 450}, parquet.Compression(&parquet.Zstd), parquet.PageBufferSize(256), parquet.DataPageVersion(version))
+		for _, deleted := range [][]uint64{nil, {0, 7, 599, 600, 1049}, rangeRows(100, 200)} {
+			src := &bytesSource{data: data}
+			v, err := Build(context.Background(), src, int64(len(data)), dvfilter.NewVector(deleted...), BuildOptions{Rename: rn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.CopiedRowGroups+v.SplicedRowGroups != 2 {
+				t.Fatalf("v%d, deleted %v: %d row groups copied, %d spliced: %v", version, deleted, v.CopiedRowGroups, v.SplicedRowGroups, v.spliceErr)
+			}
+			served := materialize(t, v, src)
+			got, err := parquet.Read[flatWide](bytes.NewReader(served), int64(len(served)))
+			if err != nil {
+				t.Fatalf("v%d, deleted %v: %v", version, deleted, err)
+			}
+			var want []flatWide
+			for i := range int64(1050) {
+				if slices.Contains(deleted, uint64(i)) {
+					continue
+				}
+				n := mkFlatNarrow(i)
+				w := flatWide{ID: n.ID, Cat: int64(n.Cat), F: float64(n.F), Short: int32(n.Short)}
+				if n.Opt != nil {
+					d := float64(*n.Opt)
+					w.Opt = &d
+				}
+				want = append(want, w)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("v%d, deleted %v: %d rows, want %d", version, deleted, len(got), len(want))
+			}
+			for k := range want {
+				g, w := got[k], want[k]
+				if g.ID != w.ID || g.Cat != w.Cat || g.F != w.F || g.Short != w.Short || (g.Opt == nil) != (w.Opt == nil) || (g.Opt != nil && *g.Opt != *w.Opt) {
+					t.Fatalf("v%d, deleted %v: row %d = %+v, want %+v", version, deleted, k, g, w)
+				}
+			}
+			checkChunks(t, served)
+		}
 	}
 }
 

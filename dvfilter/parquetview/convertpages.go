@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -18,28 +19,81 @@ import (
 	"github.com/deltafs/deltafs/dvfilter/parquetview/pagecodec"
 )
 
-// The conversion of a file's INT96 column chunks (int96.go), page by page.
+// The conversion of a leaf's values, page by page: INT96 instants to INT64
+// microseconds (int96.go), a type to the wider one a table widened it to
+// (widen.go). Only the leaf's column chunks change: a dictionary page's
+// values, and the data pages that store values PLAIN; data pages of
+// dictionary indexes are copied, and levels are kept as stored.
 
-// int96Chunk lays out column chunk cc of an INT96 leaf with its values as
-// INT64 microseconds: pages of dictionary indexes copied from src, the
+// pageConversion is how one leaf's PLAIN values are converted.
+type pageConversion struct {
+	out     format.Type                        // the physical type served
+	convert func(plain []byte) ([]byte, error) // PLAIN values stored to PLAIN values served
+	// keepSize: the file is served in its stored size (INT96), so a
+	// page is made no larger than stored where an encoding can.
+	keepSize bool
+	// cannot wraps the errors of pages the conversion cannot take (an
+	// encoding, a codec, a page type).
+	cannot error
+}
+
+// errWhole marks a column chunk a conversion cannot take page by page: its
+// row group is re-encoded whole, by parquet-go.
+var errWhole = errors.New("re-encoded whole")
+
+// int96Conversion converts INT96 instants.
+var int96Conversion = &pageConversion{out: format.Int64, convert: int96Values, keepSize: true, cannot: errInt96}
+
+// pageConversions returns, per leaf of schema, how its pages are
+// converted (nil where they are not; nil when none is), and whether a
+// widening cannot be done page by page (then every row group is
+// re-encoded whole, by parquet-go).
+func pageConversions(schema []format.SchemaElement, widen []*widening, int96 []bool) (conv []*pageConversion, whole bool) {
+	leaf := 0
+	for i := 1; i < len(schema); i++ {
+		if schema[i].NumChildren.V > 0 {
+			continue
+		}
+		var pc *pageConversion
+		switch {
+		case leaf < len(int96) && int96[leaf]:
+			pc = int96Conversion
+		case leaf < len(widen) && widen[leaf] != nil && !widen[leaf].sameValues:
+			if pc = widen[leaf].pages(&schema[i]); pc == nil {
+				return nil, true
+			}
+		}
+		if pc != nil {
+			if conv == nil {
+				conv = make([]*pageConversion, max(len(widen), len(int96)))
+			}
+			conv[leaf] = pc
+		}
+		leaf++
+	}
+	return conv, false
+}
+
+// convertChunk lays out column chunk cc of a leaf with its values
+// converted by pc: pages of dictionary indexes copied from src, the
 // others converted in memory.
-func int96Chunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, leaf leafInfo, dataEnd int64) (splicedChunk, error) {
+func convertChunk(ctx context.Context, src RangeReader, cc *format.ColumnChunk, leaf leafInfo, pc *pageConversion, dataEnd int64) (splicedChunk, error) {
 	start, end, err := chunkRange(cc, dataEnd)
 	if err != nil {
 		return splicedChunk{}, err
 	}
-	// The chunk is read in one request (its INT96 values are a fraction of
-	// the file); pages of dictionary indexes are then served from src.
+	// The chunk is read in one request (one column's values are a fraction
+	// of the file); pages of dictionary indexes are then served from src.
 	data, err := readFull(ctx, src, start, end-start)
 	if err != nil {
 		return splicedChunk{}, err
 	}
-	return int96Pages(ctx, data, start, cc.MetaData, leaf)
+	return convertPages(ctx, data, start, cc.MetaData, leaf, pc)
 }
 
-// int96Spliced converts a column chunk of an INT96 leaf that splicing
-// laid out (rows deleted), its pieces read from src.
-func int96Spliced(ctx context.Context, src RangeReader, sc splicedChunk, leaf leafInfo) (splicedChunk, error) {
+// convertSpliced converts a column chunk that splicing laid out (rows
+// deleted), its pieces read from src.
+func convertSpliced(ctx context.Context, src RangeReader, sc splicedChunk, leaf leafInfo, pc *pageConversion) (splicedChunk, error) {
 	data := make([]byte, 0, sc.size)
 	for _, p := range sc.pieces {
 		b := p.data
@@ -56,16 +110,16 @@ func int96Spliced(ctx context.Context, src RangeReader, sc splicedChunk, leaf le
 	if sc.dictOff >= 0 {
 		m.DictionaryPageOffset = sc.dictOff
 	}
-	return int96Pages(ctx, data, -1, m, leaf)
+	return convertPages(ctx, data, -1, m, leaf, pc)
 }
 
-// int96Pages converts the pages of a column chunk (data, metadata m), whose
-// first byte lies at start in the source, or nowhere there (-1): its pages
-// of dictionary indexes are then copied from data.
-func int96Pages(ctx context.Context, data []byte, start int64, m format.ColumnMetaData, leaf leafInfo) (splicedChunk, error) {
+// convertPages converts the pages of a column chunk (data, metadata m),
+// whose first byte lies at start in the source, or nowhere there (-1): its
+// pages of dictionary indexes are then copied from data.
+func convertPages(ctx context.Context, data []byte, start int64, m format.ColumnMetaData, leaf leafInfo, pc *pageConversion) (splicedChunk, error) {
 	codec := pagecodec.Lookup(m.Codec)
 	if codec.String() == "UNSUPPORTED" {
-		return splicedChunk{}, fmt.Errorf("compression codec %v: %w", m.Codec, errInt96)
+		return splicedChunk{}, fmt.Errorf("compression codec %v: %w", m.Codec, pc.cannot)
 	}
 	sc := splicedChunk{dictOff: -1, dataOff: -1}
 	var uncompressed int64
@@ -92,7 +146,7 @@ func int96Pages(ctx context.Context, data []byte, start int64, m format.ColumnMe
 		case format.DataPageV2:
 			enc = h.DataPageHeaderV2.V.Encoding
 		default:
-			return splicedChunk{}, fmt.Errorf("page of type %v %d bytes into its chunk: %w", h.Type, off, errInt96)
+			return splicedChunk{}, fmt.Errorf("page of type %v %d bytes into its chunk: %w", h.Type, off, pc.cannot)
 		}
 		if h.Type != format.DictionaryPage && sc.dataOff < 0 {
 			sc.dataOff = sc.size
@@ -112,9 +166,9 @@ func int96Pages(ctx context.Context, data []byte, start int64, m format.ColumnMe
 			}
 		case format.Plain:
 		default:
-			return splicedChunk{}, fmt.Errorf("INT96 page encoded %v: %w", enc, errInt96)
+			return splicedChunk{}, fmt.Errorf("%v page encoded %v: %w", m.Type, enc, pc.cannot)
 		}
-		page, enc, full, err := int96Page(h, data[body:body+size], codec, leaf)
+		page, enc, full, err := convertPage(h, data[body:body+size], codec, leaf, pc)
 		if err != nil {
 			return splicedChunk{}, err
 		}
@@ -130,7 +184,7 @@ func int96Pages(ctx context.Context, data []byte, start int64, m format.ColumnMe
 	if sc.dataOff < 0 {
 		return splicedChunk{}, fmt.Errorf("column chunk without data pages: %w", ErrParquet)
 	}
-	m.Type = format.Int64
+	m.Type = pc.out
 	m.TotalCompressedSize, m.TotalUncompressedSize = sc.size, uncompressed
 	m.Statistics = format.Statistics{NullCount: m.Statistics.NullCount, DistinctCount: m.Statistics.DistinctCount}
 	m.SizeStatistics = format.SizeStatistics{}
@@ -138,12 +192,12 @@ func int96Pages(ctx context.Context, data []byte, start int64, m format.ColumnMe
 	return sc, nil
 }
 
-// int96Page converts one page of PLAIN INT96 values (stored: its body as
+// convertPage converts one page of PLAIN values (stored: its body as
 // stored) and returns it, header included, with the encoding of its
 // values and its uncompressed size (header included, as a chunk counts
-// it). The page keeps its codec and version; statistics of INT96 values
-// are dropped.
-func int96Page(h *format.PageHeader, stored []byte, codec compress.Codec, leaf leafInfo) ([]byte, format.Encoding, int64, error) {
+// it). The page keeps its codec and version; statistics of the stored
+// values are dropped.
+func convertPage(h *format.PageHeader, stored []byte, codec compress.Codec, leaf leafInfo, pc *pageConversion) ([]byte, format.Encoding, int64, error) {
 	var levels []byte // stored uncompressed ahead of the values (v2)
 	compressed := true
 	vals := stored
@@ -186,15 +240,19 @@ func int96Page(h *format.PageHeader, stored []byte, codec compress.Codec, leaf l
 			head += 4 + n
 		}
 		if (leaf.maxRep > 0 && dh.RepetitionLevelEncoding != format.RLE) || (leaf.maxDef > 0 && dh.DefinitionLevelEncoding != format.RLE) {
-			return nil, 0, 0, fmt.Errorf("levels encoded %v, %v: %w", dh.RepetitionLevelEncoding, dh.DefinitionLevelEncoding, errInt96)
+			return nil, 0, 0, fmt.Errorf("levels encoded %v, %v: %w", dh.RepetitionLevelEncoding, dh.DefinitionLevelEncoding, pc.cannot)
 		}
 		dh.Statistics = format.Statistics{NullCount: dh.Statistics.NullCount}
 	}
-	values, err := int96Values(plain[head:])
+	values, err := pc.convert(plain[head:])
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	enc, conv, body, err := smallerEncoding(h.Type != format.DictionaryPage, plain[:head], values, len(stored)-len(levels), compressed, codec)
+	room := len(stored) - len(levels) // what the body may take
+	if !pc.keepSize {
+		room = math.MaxInt
+	}
+	enc, conv, body, err := smallerEncoding(h.Type != format.DictionaryPage && pc.out == format.Int64, plain[:head], values, room, compressed, codec)
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -215,13 +273,14 @@ func int96Page(h *format.PageHeader, stored []byte, codec compress.Codec, leaf l
 	return page, enc, int64(len(header)) + int64(h.UncompressedPageSize), nil
 }
 
-// smallerEncoding encodes converted values (PLAIN INT64) after head (a v1
+// smallerEncoding encodes converted values (PLAIN) after head (a v1
 // page's levels), compressed when compressed, no larger than the stored
-// body (stored bytes) where it can: a data page also tries
-// DELTA_BINARY_PACKED (small for timestamps close to each other, which may
-// compress better as INT96 than as INT64), and Snappy its slower, denser
-// mode. It returns the encoding, the uncompressed body and the body.
-func smallerEncoding(data bool, head, values []byte, stored int, compressed bool, codec compress.Codec) (format.Encoding, []byte, []byte, error) {
+// body (stored bytes) where it can: a data page of INT64 values (delta)
+// also tries DELTA_BINARY_PACKED (small for timestamps close to each
+// other, which may compress better as INT96 than as INT64), and Snappy its
+// slower, denser mode. It returns the encoding, the uncompressed body and
+// the body.
+func smallerEncoding(tryDelta bool, head, values []byte, stored int, compressed bool, codec compress.Codec) (format.Encoding, []byte, []byte, error) {
 	encode := func(vals []byte, dense bool) ([]byte, []byte, error) {
 		raw := append(head[:len(head):len(head)], vals...)
 		if !compressed {
@@ -244,7 +303,7 @@ func smallerEncoding(data bool, head, values []byte, stored int, compressed bool
 	if err != nil || len(body) <= stored {
 		return enc, raw, body, err
 	}
-	if data {
+	if tryDelta {
 		ints := make([]int64, len(values)/8)
 		for i := range ints {
 			ints[i] = int64(binary.LittleEndian.Uint64(values[8*i:]))
@@ -265,10 +324,12 @@ func smallerEncoding(data bool, head, values []byte, stored int, compressed bool
 	return enc, raw, body, nil
 }
 
-// convertInt96 converts the INT96 chunks (int96, by leaf; lv their levels)
-// of the row groups that lose no row to vec, on every core, and returns
-// them by row group and column (nil where not converted).
-func convertInt96(ctx context.Context, src RangeReader, md *format.FileMetaData, vec Rows, int96 []bool, lv []leafInfo, dataEnd int64) ([][]*splicedChunk, error) {
+// convertChunks converts the chunks of the leaves conv converts (nil
+// where none) of the row groups that lose no row to vec, on every core,
+// and returns them by row group and column (nil where not converted). A
+// row group one of whose chunks a conversion cannot take page by page
+// (errWhole) is left nil, for parquet-go to re-encode it whole.
+func convertChunks(ctx context.Context, src RangeReader, md *format.FileMetaData, vec Rows, conv []*pageConversion, lv []leafInfo, dataEnd int64) ([][]*splicedChunk, error) {
 	type job struct{ i, j int }
 	var jobs []job
 	out := make([][]*splicedChunk, len(md.RowGroups))
@@ -278,7 +339,7 @@ func convertInt96(ctx context.Context, src RangeReader, md *format.FileMetaData,
 		if vec.CountRange(first, first+uint64(rg.NumRows)) == 0 {
 			out[i] = make([]*splicedChunk, len(rg.Columns))
 			for j := range rg.Columns {
-				if j < len(int96) && int96[j] && j < len(lv) {
+				if j < len(conv) && conv[j] != nil && j < len(lv) {
 					jobs = append(jobs, job{i, j})
 				}
 			}
@@ -295,13 +356,13 @@ func convertInt96(ctx context.Context, src RangeReader, md *format.FileMetaData,
 					jb := jobs[k]
 					defer func() {
 						if p := recover(); p != nil { // a bad file, not a reason to take the mount down
-							err = fmt.Errorf("converting INT96 panicked: %v: %w", p, ErrParquet)
+							err = fmt.Errorf("converting values panicked: %v: %w", p, ErrParquet)
 						}
 						if err != nil {
 							err = fmt.Errorf("row group %d: column %d: %w", jb.i, jb.j, err)
 						}
 					}()
-					sc, err := int96Chunk(ctx, src, &md.RowGroups[jb.i].Columns[jb.j], lv[jb.j], dataEnd)
+					sc, err := convertChunk(ctx, src, &md.RowGroups[jb.i].Columns[jb.j], lv[jb.j], conv[jb.j], dataEnd)
 					out[jb.i][jb.j] = &sc
 					return err
 				}()
@@ -309,5 +370,10 @@ func convertInt96(ctx context.Context, src RangeReader, md *format.FileMetaData,
 		})
 	}
 	wg.Wait()
+	for k, err := range errs {
+		if errors.Is(err, errWhole) {
+			out[jobs[k].i], errs[k] = nil, nil
+		}
+	}
 	return out, errors.Join(errs...)
 }
