@@ -125,6 +125,9 @@ type widening struct {
 	// plain converts PLAIN values page by page where a loop over their
 	// bytes does it (four bytes to eight); nil: value by value (pages).
 	plain func([]byte) ([]byte, error)
+	// scaled is plain for a decimal stored as integers of the given
+	// bytes, served within 18 digits (nil: none, or not for that width).
+	scaled func(stored int) func([]byte) ([]byte, error)
 }
 
 // fourToEight converts PLAIN values of four bytes to PLAIN values of
@@ -231,6 +234,11 @@ func (wd *widening) pages(el *format.SchemaElement) *pageConversion {
 	if wd.plain != nil {
 		return &pageConversion{out: out, convert: wd.plain, cannot: errWhole}
 	}
+	if wd.scaled != nil && el.Type.V != format.FixedLenByteArray {
+		if f := wd.scaled(width); f != nil {
+			return &pageConversion{out: out, convert: f, cannot: errWhole}
+		}
+	}
 	convert := func(vals []byte) ([]byte, error) {
 		if len(vals)%width != 0 {
 			return nil, fmt.Errorf("%d bytes of %d-byte values: %w", len(vals), width, ErrParquet)
@@ -304,6 +312,12 @@ func decimalWidening(from storedType, t LeafType) *widening {
 		phys = parquet.FixedLenByteArrayType(width)
 		encode = func(n *big.Int) parquet.Value { return parquet.FixedLenByteArrayValue(twosComplement(n, width)) }
 	}
+	var plain func(stored int) func([]byte) ([]byte, error)
+	if t.Precision <= 18 && t.Scale-scale <= 18 {
+		plain = func(stored int) func([]byte) ([]byte, error) {
+			return scaledInts(stored, int(phys.Length()/8), factor.Int64(), limit.Int64(), t)
+		}
+	}
 	convert := func(v parquet.Value) (parquet.Value, error) {
 		n, err := unscaled(v)
 		if err != nil {
@@ -315,7 +329,39 @@ func decimalWidening(from storedType, t LeafType) *widening {
 		}
 		return encode(n), nil
 	}
-	return &widening{node: parquet.Decimal(t.Scale, t.Precision, phys), convert: convert}
+	return &widening{node: parquet.Decimal(t.Scale, t.Precision, phys), convert: convert, scaled: plain}
+}
+
+// scaledInts converts PLAIN integers of in bytes (4 or 8) to PLAIN
+// integers of out bytes, each times factor, each less than limit in
+// magnitude: a decimal widened within 18 digits.
+func scaledInts(in, out int, factor, limit int64, t LeafType) func([]byte) ([]byte, error) {
+	if in != 4 && in != 8 {
+		return nil
+	}
+	return func(vals []byte) ([]byte, error) {
+		if len(vals)%in != 0 {
+			return nil, fmt.Errorf("%d bytes of %d-byte values: %w", len(vals), in, ErrParquet)
+		}
+		dst := make([]byte, 0, len(vals)/in*out)
+		for i := 0; i < len(vals); i += in {
+			v := int64(int32(binary.LittleEndian.Uint32(vals[i:])))
+			if in == 8 {
+				v = int64(binary.LittleEndian.Uint64(vals[i:]))
+			}
+			if v >= limit/factor || v <= -limit/factor {
+				if n := new(big.Int).Mul(big.NewInt(v), big.NewInt(factor)); new(big.Int).Abs(n).Cmp(big.NewInt(limit)) >= 0 {
+					return nil, fmt.Errorf("value %v does not fit decimal(%d,%d): %w", n, t.Precision, t.Scale, ErrParquet)
+				}
+			}
+			if v *= factor; out == 4 {
+				dst = binary.LittleEndian.AppendUint32(dst, uint32(v))
+			} else {
+				dst = binary.LittleEndian.AppendUint64(dst, uint64(v))
+			}
+		}
+		return dst, nil
+	}
 }
 
 // decimalBytes is the fewest bytes holding every unscaled value of a

@@ -3,6 +3,7 @@ package parquetview
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -293,5 +294,23 @@ func TestWideningLeavesWideFilesAlone(t *testing.T) {
 	}
 	if !v.Unchanged() || v.Size() != int64(len(data)) || v.RewrittenRowGroups != 0 {
 		t.Errorf("unchanged %v, size %d of %d, %d row groups rewritten: want the stored file", v.Unchanged(), v.Size(), len(data), v.RewrittenRowGroups)
+	}
+}
+
+// TestScaledIntsAtTheirLimit: a decimal widened within 18 digits converts
+// values up to its precision, and refuses one past it (a file storing
+// more digits than it declares).
+func TestScaledIntsAtTheirLimit(t *testing.T) {
+	f := scaledInts(4, 8, 100, 10_000_000, LeafType{Kind: DecimalType, Precision: 7, Scale: 4})
+	neg := int32(-99_999)
+	in := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, 99_999), uint32(neg))
+	out, err := f(in)
+	if err != nil || int64(binary.LittleEndian.Uint64(out)) != 9_999_900 || int64(binary.LittleEndian.Uint64(out[8:])) != -9_999_900 {
+		t.Fatalf("converted %x, %v", out, err)
+	}
+	for _, v := range []int32{100_000, -100_000, math.MaxInt32, math.MinInt32} {
+		if _, err := f(binary.LittleEndian.AppendUint32(nil, uint32(v))); err == nil || !strings.Contains(err.Error(), "does not fit decimal(7,4)") {
+			t.Errorf("%d: %v, want refused", v, err)
+		}
 	}
 }
