@@ -1,6 +1,7 @@
 package parquetview
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -35,6 +36,9 @@ type pageConversion struct {
 	// cannot wraps the errors of pages the conversion cannot take (an
 	// encoding, a codec, a page type).
 	cannot error
+	// decodes: data pages of other encodings than PLAIN and dictionary
+	// indexes (DELTA_BINARY_PACKED, BYTE_STREAM_SPLIT) are decoded first.
+	decodes bool
 }
 
 // errWhole marks a column chunk a conversion cannot take page by page: its
@@ -117,6 +121,7 @@ func convertSpliced(ctx context.Context, src RangeReader, sc splicedChunk, leaf 
 // whose first byte lies at start in the source, or nowhere there (-1): its
 // pages of dictionary indexes are then copied from data.
 func convertPages(ctx context.Context, data []byte, start int64, m format.ColumnMetaData, leaf leafInfo, pc *pageConversion) (splicedChunk, error) {
+	leaf.typ = m.Type // as stored
 	codec := pagecodec.Lookup(m.Codec)
 	if codec.String() == "UNSUPPORTED" {
 		return splicedChunk{}, fmt.Errorf("compression codec %v: %w", m.Codec, pc.cannot)
@@ -166,7 +171,9 @@ func convertPages(ctx context.Context, data []byte, start int64, m format.Column
 			}
 		case format.Plain:
 		default:
-			return splicedChunk{}, fmt.Errorf("%v page encoded %v: %w", m.Type, enc, pc.cannot)
+			if !pc.decodes || h.Type == format.DictionaryPage {
+				return splicedChunk{}, fmt.Errorf("%v page encoded %v: %w", m.Type, enc, pc.cannot)
+			}
 		}
 		page, enc, full, err := convertPage(h, data[body:body+size], codec, leaf, pc)
 		if err != nil {
@@ -223,10 +230,14 @@ func convertPage(h *format.PageHeader, stored []byte, codec compress.Codec, leaf
 			return nil, 0, 0, err
 		}
 	}
-	head := 0 // v1: bytes of levels ahead of the values, inside the compressed body
+	head := 0       // v1: bytes of levels ahead of the values, inside the compressed body
+	var defs []byte // the definition levels, hybrid-encoded
+	if h.Type == format.DataPageV2 && leaf.maxDef > 0 {
+		defs = levels[h.DataPageHeaderV2.V.RepetitionLevelsByteLength:]
+	}
 	if h.Type == format.DataPage {
 		dh := &h.DataPageHeader.V
-		for _, present := range []bool{leaf.maxRep > 0, leaf.maxDef > 0} {
+		for i, present := range []bool{leaf.maxRep > 0, leaf.maxDef > 0} {
 			if !present {
 				continue
 			}
@@ -237,6 +248,9 @@ func convertPage(h *format.PageHeader, stored []byte, codec compress.Codec, leaf
 			if n < 0 || n > len(plain)-head-4 {
 				return nil, 0, 0, fmt.Errorf("levels of %d bytes: %w", n, ErrParquet)
 			}
+			if i == 1 {
+				defs = plain[head+4 : head+4+n]
+			}
 			head += 4 + n
 		}
 		if (leaf.maxRep > 0 && dh.RepetitionLevelEncoding != format.RLE) || (leaf.maxDef > 0 && dh.DefinitionLevelEncoding != format.RLE) {
@@ -244,7 +258,14 @@ func convertPage(h *format.PageHeader, stored []byte, codec compress.Codec, leaf
 		}
 		dh.Statistics = format.Statistics{NullCount: dh.Statistics.NullCount}
 	}
-	values, err := pc.convert(plain[head:])
+	vals = plain[head:]
+	if enc := pageEncoding(h); h.Type != format.DictionaryPage && enc != format.Plain {
+		var err error
+		if vals, err = decodedValues(h, levels, defs, plain, vals, leaf); err != nil {
+			return nil, 0, 0, fmt.Errorf("%v values: %w (%w)", enc, err, pc.cannot)
+		}
+	}
+	values, err := pc.convert(vals)
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -271,6 +292,25 @@ func convertPage(h *format.PageHeader, stored []byte, codec compress.Codec, leaf
 	}
 	page := append(append(header, levels...), body...)
 	return page, enc, int64(len(header)) + int64(h.UncompressedPageSize), nil
+}
+
+// decodedValues decodes vals, the values of a data page of definition
+// levels defs (hybrid-encoded; nil for a required leaf), into PLAIN, once
+// the page (a v2 page's levels, its decompressed body) is checked for
+// what its encodings claim.
+func decodedValues(h *format.PageHeader, levels, defs, body, vals []byte, leaf leafInfo) ([]byte, error) {
+	if err := pagecodec.CheckValues(h, levels, pagecodec.Decoded(body), leaf.column()); err != nil {
+		return nil, err
+	}
+	stored := pageEntries(h)
+	if leaf.maxDef > 0 {
+		expanded, err := expandLevels(defs, stored, leaf)
+		if err != nil {
+			return nil, err
+		}
+		stored = int64(bytes.Count(expanded, []byte{byte(leaf.maxDef)}))
+	}
+	return toPlain(pageEncoding(h), vals, int(stored), leaf)
 }
 
 // smallerEncoding encodes converted values (PLAIN) after head (a v1

@@ -232,11 +232,11 @@ func (wd *widening) pages(el *format.SchemaElement) *pageConversion {
 		return nil
 	}
 	if wd.plain != nil {
-		return &pageConversion{out: out, convert: wd.plain, cannot: errWhole}
+		return &pageConversion{out: out, convert: wd.plain, cannot: errWhole, decodes: true}
 	}
 	if wd.scaled != nil && el.Type.V != format.FixedLenByteArray {
 		if f := wd.scaled(width); f != nil {
-			return &pageConversion{out: out, convert: f, cannot: errWhole}
+			return &pageConversion{out: out, convert: f, cannot: errWhole, decodes: true}
 		}
 	}
 	convert := func(vals []byte) ([]byte, error) {
@@ -253,7 +253,7 @@ func (wd *widening) pages(el *format.SchemaElement) *pageConversion {
 		}
 		return dst, nil
 	}
-	return &pageConversion{out: out, convert: convert, cannot: errWhole}
+	return &pageConversion{out: out, convert: convert, cannot: errWhole, decodes: true}
 }
 
 // apply converts v, keeping its levels; a null stays as it is.

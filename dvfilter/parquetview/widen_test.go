@@ -200,11 +200,13 @@ func checkWidenedView(t *testing.T, data []byte) {
 // flatNarrow has widened columns and no repeated one: its row groups are
 // spliced and converted page by page.
 type flatNarrow struct {
-	ID    int64   `parquet:"id"`
-	Cat   int32   `parquet:"cat,dict"`
-	Opt   *int32  `parquet:"opt,optional"`
-	F     float32 `parquet:"f"`
-	Short int16   `parquet:"short"`
+	ID    int64    `parquet:"id"`
+	Cat   int32    `parquet:"cat,dict"`
+	Opt   *int32   `parquet:"opt,optional"`
+	F     float32  `parquet:"f"`
+	Short int16    `parquet:"short"`
+	Delta int32    `parquet:"delta,delta"`
+	Split *float32 `parquet:"split,optional,split"`
 }
 
 // flatWide is flatNarrow as its widened table has it.
@@ -214,6 +216,8 @@ type flatWide struct {
 	Opt   *float64 `parquet:"opt,optional"`
 	F     float64  `parquet:"f"`
 	Short int32    `parquet:"short"`
+	Delta int64    `parquet:"delta"`
+	Split *float64 `parquet:"split,optional"`
 }
 
 func mkFlatNarrow(i int64) flatNarrow {
@@ -222,17 +226,23 @@ func mkFlatNarrow(i int64) flatNarrow {
 		v := int32(i * 1000)
 		r.Opt = &v
 	}
+	r.Delta = int32(i*3 - 700)
+	if i%4 != 1 {
+		f := float32(i) / 16
+		r.Split = &f
+	}
 	return r
 }
 
 // TestWidenedPages: a file without repeated columns is served widened
 // page by page, rows deleted or not (its dictionary page converted, its
-// pages of indexes copied), in both page versions.
+// pages of indexes copied, DELTA_BINARY_PACKED and BYTE_STREAM_SPLIT
+// pages decoded), in both page versions.
 func TestWidenedPages(t *testing.T) {
 	leaf := func(name string, k LeafKind) Column {
 		return Column{Name: name, Physical: name, Kind: LeafColumn, Type: &LeafType{Kind: k}}
 	}
-	rn := &Rename{Key: "flat", Columns: []Column{leaf("id", LongType), leaf("cat", LongType), leaf("opt", DoubleType), leaf("f", DoubleType), leaf("short", IntType)}}
+	rn := &Rename{Key: "flat", Columns: []Column{leaf("id", LongType), leaf("cat", LongType), leaf("opt", DoubleType), leaf("f", DoubleType), leaf("short", IntType), leaf("delta", LongType), leaf("split", DoubleType)}}
 	for _, version := range []int{1, 2} {
 		data := writeRowGroups(t, mkFlatNarrow, []int{600, 450}, parquet.Compression(&parquet.Zstd), parquet.PageBufferSize(256), parquet.DataPageVersion(version))
 		for _, deleted := range [][]uint64{nil, {0, 7, 599, 600, 1049}, rangeRows(100, 200)} {
@@ -260,6 +270,11 @@ func TestWidenedPages(t *testing.T) {
 					d := float64(*n.Opt)
 					w.Opt = &d
 				}
+				w.Delta = int64(n.Delta)
+				if n.Split != nil {
+					f := float64(*n.Split)
+					w.Split = &f
+				}
 				want = append(want, w)
 			}
 			if len(got) != len(want) {
@@ -267,7 +282,7 @@ func TestWidenedPages(t *testing.T) {
 			}
 			for k := range want {
 				g, w := got[k], want[k]
-				if g.ID != w.ID || g.Cat != w.Cat || g.F != w.F || g.Short != w.Short || (g.Opt == nil) != (w.Opt == nil) || (g.Opt != nil && *g.Opt != *w.Opt) {
+				if g.ID != w.ID || g.Cat != w.Cat || g.F != w.F || g.Short != w.Short || !equalPtr(g.Opt, w.Opt) || g.Delta != w.Delta || !equalPtr(g.Split, w.Split) {
 					t.Fatalf("v%d, deleted %v: row %d = %+v, want %+v", version, deleted, k, g, w)
 				}
 			}
@@ -275,6 +290,8 @@ func TestWidenedPages(t *testing.T) {
 		}
 	}
 }
+
+func equalPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // TestWideningLeavesWideFilesAlone: a file already in the table's types
 // is served as stored.
