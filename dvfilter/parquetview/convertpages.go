@@ -214,7 +214,7 @@ func convertPage(h *format.PageHeader, stored []byte, codec compress.Codec, leaf
 	if h.Type == format.DataPageV2 {
 		v2 := &h.DataPageHeaderV2.V
 		n := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
-		if n < 0 || n > int64(len(stored)) || n > int64(h.UncompressedPageSize) {
+		if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 || n > int64(len(stored)) || n > int64(h.UncompressedPageSize) {
 			return nil, 0, 0, fmt.Errorf("v2 page: levels of %d bytes in %d: %w", n, len(stored), ErrParquet)
 		}
 		levels, vals = stored[:n], stored[n:]
