@@ -27,6 +27,12 @@ type Storage interface {
 // file limit to the hard limit).
 const commitFetchers = 512
 
+// commitBytes bounds the bytes of commits read and not yet decoded: a log
+// of big commits (hundreds of MB of adds with wide stats) was held whole
+// until its replay ended. Each commit's bytes are dropped once decoded
+// (action.Settle), and a few dozen MB keep both cores decoding.
+const commitBytes = 64 << 20
+
 // ErrCheckpoint is wrapped by Build's errors that come from the segment's
 // checkpoint (unreadable, truncated, not a Delta checkpoint), so that a
 // caller may rebuild the version without it.
@@ -131,6 +137,7 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.
 	out := make([][]action.Action, len(files))
 	errs := make([]error, len(files))
 	sem := make(chan struct{}, commitFetchers)
+	budget := newByteBudget(commitBytes)
 	var wg sync.WaitGroup
 	for i, f := range files {
 		if ctx.Err() != nil { // a long log is many reads: stop between them
@@ -140,15 +147,13 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			n := budget.take(f.Size)
+			defer budget.give(n)
 			data, err := st.Read(ctx, f.Key)
 			if err == nil {
 				out[i], err = action.ParseAll(data)
 			}
-			for j := range out[i] {
-				if a := out[i][j].Add; a != nil {
-					a.NullCounted() // here, on every core
-				}
-			}
+			action.Settle(out[i]) // here, on every core
 			if err != nil {
 				errs[i] = fmt.Errorf("commit %d: %w", f.Version, err)
 			}
@@ -164,6 +169,40 @@ func fetchCommits(ctx context.Context, st Storage, files []LogFile) ([][]action.
 		}
 	}
 	return out, nil
+}
+
+// byteBudget hands out bytes of a fixed total, waiting for them.
+type byteBudget struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	left int64
+	all  int64
+}
+
+func newByteBudget(n int64) *byteBudget {
+	b := &byteBudget{left: n, all: n}
+	b.cond.L = &b.mu
+	return b
+}
+
+// take waits for n bytes, or all of them where n is more, and returns
+// what it took.
+func (b *byteBudget) take(n int64) int64 {
+	n = min(max(n, 0), b.all)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.left < n {
+		b.cond.Wait()
+	}
+	b.left -= n
+	return n
+}
+
+func (b *byteBudget) give(n int64) {
+	b.mu.Lock()
+	b.left += n
+	b.mu.Unlock()
+	b.cond.Broadcast()
 }
 
 // reconciler applies actions newest first: the first action seen for a

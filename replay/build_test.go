@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/deltafs/deltafs/blobstore"
 )
@@ -69,5 +70,25 @@ func TestEmptyPathElementsFold(t *testing.T) {
 		if got := livePaths(snaps[v]); !slices.Equal(got, want) {
 			t.Errorf("v%d: live %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestByteBudget: a take waits for the bytes it asks, and one asking more
+// than all takes all.
+func TestByteBudget(t *testing.T) {
+	b := newByteBudget(10)
+	if n := b.take(25); n != 10 {
+		t.Fatalf("took %d of 10 for 25", n)
+	}
+	done := make(chan int64)
+	go func() { done <- b.take(3) }()
+	select {
+	case n := <-done:
+		t.Fatalf("took %d with none left", n)
+	case <-time.After(20 * time.Millisecond):
+	}
+	b.give(10)
+	if n := <-done; n != 3 || b.take(7) != 7 {
+		t.Fatalf("took %d, want 3, then the other 7", n)
 	}
 }

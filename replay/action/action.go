@@ -47,6 +47,10 @@ type Add struct {
 	// nullCounted caches NullCounted, once read (counted).
 	nullCounted *ColumnSet
 	counted     bool
+	// settled: numRecords holds what NumRecords returns, the raw stats
+	// dropped (Settle).
+	settled    bool
+	numRecords int64
 }
 
 // Remove is the remove action: a tombstone for a logical file.

@@ -191,6 +191,34 @@ func partitionValues(raw []byte, dst []PartitionValue) ([]PartitionValue, bool) 
 	return out, true
 }
 
+// Settle reads, of each add of a commit's actions, what a replay keeps of
+// its stats (its numRecords, the columns it counts nulls of), and copies
+// its raw partition values into one buffer of their own, so that the
+// actions hold nothing of the commit's bytes: pointed into, every commit's
+// were held until a replay ended.
+func Settle(actions []Action) {
+	size := 0
+	for i := range actions {
+		if a := actions[i].Add; a != nil {
+			size += len(a.partitionRaw)
+		}
+	}
+	keep := make([]byte, 0, size)
+	for i := range actions {
+		a := actions[i].Add
+		if a == nil {
+			continue
+		}
+		a.NullCounted()
+		a.numRecords, a.settled, a.statsRaw = a.NumRecords(), true, nil
+		if a.partitionRaw != nil {
+			start := len(keep)
+			keep = append(keep, a.partitionRaw...)
+			a.partitionRaw = keep[start:len(keep):len(keep)]
+		}
+	}
+}
+
 // Partition returns the add's partition values, interned by in.
 func (a *Add) Partition(in *Interner) *Partition {
 	if a.partitionRaw != nil {
@@ -201,6 +229,9 @@ func (a *Add) Partition(in *Interner) *Partition {
 
 // NumRecords is the numRecords of the add's stats, or -1 (NumRecords).
 func (a *Add) NumRecords() int64 {
+	if a.settled {
+		return a.numRecords
+	}
 	if a.statsRaw == nil {
 		return NumRecords([]byte(a.Stats))
 	}

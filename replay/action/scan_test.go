@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -214,5 +215,33 @@ func TestSmallCommitAllocatesLittle(t *testing.T) {
 	})
 	if got := res.AllocedBytesPerOp(); got > 4<<10 {
 		t.Fatalf("ParseLines of a %d-byte commit allocates %d bytes", len(commit), got)
+	}
+}
+
+// TestSettleKeepsWhatReplayReads: a settled add answers as before, and
+// holds nothing of the commit's bytes (they are overwritten here).
+func TestSettleKeepsWhatReplayReads(t *testing.T) {
+	commit := []byte(`{"add":{"path":"d=1/a.parquet","partitionValues":{"d":"1","e":null},"size":10,"modificationTime":1,"dataChange":true,"stats":"{\"numRecords\":42,\"nullCount\":{\"x\":0,\"y\":3}}"}}` + "\n")
+	actions, err := ParseAll(commit)
+	if err != nil || len(actions) != 1 {
+		t.Fatal(actions, err)
+	}
+	a := actions[0].Add
+	var in Interner
+	wantRecords, wantPart, wantCounted := a.NumRecords(), a.Partition(&in), a.NullCounted()
+	Settle(actions)
+	rawAt := bytes.Index(commit, []byte(`{"d"`))
+	for i := range commit {
+		commit[i] = 'x'
+	}
+	if a.statsRaw != nil || &a.partitionRaw[0] == &commit[rawAt] || a.Path != "d=1/a.parquet" {
+		t.Fatalf("raw bytes kept, or path %q changed with the commit's bytes", a.Path)
+	}
+	if a.NumRecords() != wantRecords || wantRecords != 42 || a.NullCounted() != wantCounted || wantCounted == nil {
+		t.Fatalf("numRecords %d, null-counted %v; want %d, %v", a.NumRecords(), a.NullCounted(), wantRecords, wantCounted)
+	}
+	var fresh Interner
+	if got := a.Partition(&fresh); fmt.Sprint(got.Values) != fmt.Sprint(wantPart.Values) || len(got.Values) != 2 {
+		t.Fatalf("partition %v, want %v", got.Values, wantPart.Values)
 	}
 }
