@@ -21,16 +21,14 @@ type cutPage struct {
 	removedNulls, nulls int64           // nulls deleted, and kept
 }
 
-// cutFunc cuts the positions gone out of a page of entries levels:
-// levels as stored (hybrid-encoded), vals encoded enc, decompressed.
-type cutFunc func(levels, vals []byte, entries int64, gone deletions, enc format.Encoding, leaf leafInfo) (cutPage, error)
-
 // denseEntries is the most levels a page of size bytes decompressed may
 // hold to be cut value by value: that work stays within a multiple of its
 // bytes. (A variable: tests cut every page run by run.)
 var denseEntries = func(size int) int64 { return 64*int64(size) + 1024 }
 
-// cutValueByValue expands the levels and values, one at a time.
+// cutValueByValue cuts the positions gone out of a page of entries
+// levels (levels as stored, hybrid-encoded; vals encoded enc,
+// decompressed), expanding its levels and values one at a time.
 func cutValueByValue(levels, vals []byte, entries int64, gone deletions, enc format.Encoding, leaf leafInfo) (cutPage, error) {
 	defs, err := expandLevels(levels, entries, leaf)
 	if err != nil {
@@ -77,8 +75,8 @@ func cutValueByValue(levels, vals []byte, entries int64, gone deletions, enc for
 	return c, nil
 }
 
-// cutRunByRun cuts the levels run by run, and dictionary indexes and RLE
-// booleans too.
+// cutRunByRun is cutValueByValue run by run: levels, and dictionary
+// indexes and RLE booleans.
 func cutRunByRun(levels, vals []byte, entries int64, gone deletions, enc format.Encoding, leaf leafInfo) (cutPage, error) {
 	var c cutPage
 	present, goneValues := entries, gone

@@ -32,15 +32,11 @@ func filterValueRuns(enc format.Encoding, vals []byte, present int64, gone delet
 		}
 		return encodeHybrid([]byte{byte(width)}, dropRuns(runs, gone), width), enc, nil
 	case enc == format.RLE && leaf.typ == format.Boolean:
-		// A 4-byte length, then the hybrid encoding with bit width 1.
-		if len(vals) < 4 {
-			return nil, 0, fmt.Errorf("RLE booleans of %d bytes: %w", len(vals), errNoSplice)
+		stored, err := booleanRuns(vals)
+		if err != nil {
+			return nil, 0, err
 		}
-		m := int64(binary.LittleEndian.Uint32(vals))
-		if m > int64(len(vals)-4) {
-			return nil, 0, fmt.Errorf("boolean runs of %d bytes: %w", m, errNoSplice)
-		}
-		runs, err := decodeHybrid(vals[4:4+m], 1, present)
+		runs, err := decodeHybrid(stored, 1, present)
 		if err != nil {
 			return nil, 0, fmt.Errorf("RLE booleans: %w", err)
 		}
@@ -56,6 +52,19 @@ func filterValueRuns(enc format.Encoding, vals []byte, present int64, gone delet
 		keep[i] = !cur.deleted(int64(i))
 	}
 	return filterValues(enc, vals, keep, leaf)
+}
+
+// booleanRuns returns the hybrid-encoded runs (bit width 1) of RLE
+// booleans, which a 4-byte length precedes.
+func booleanRuns(vals []byte) ([]byte, error) {
+	if len(vals) < 4 {
+		return nil, fmt.Errorf("RLE booleans of %d bytes: %w", len(vals), errNoSplice)
+	}
+	m := int64(binary.LittleEndian.Uint32(vals))
+	if m > int64(len(vals)-4) {
+		return nil, fmt.Errorf("boolean runs of %d bytes: %w", m, errNoSplice)
+	}
+	return vals[4 : 4+m], nil
 }
 
 // filterValues drops the values keep marks false from encoded values and
@@ -117,15 +126,15 @@ func toPlain(enc format.Encoding, vals []byte, n int, leaf leafInfo) ([]byte, er
 	case format.Boolean:
 		// RLE booleans: a 4-byte length, then the hybrid encoding with
 		// bit width 1. Decoded as levels: one byte per value.
-		if enc != format.RLE || len(vals) < 4 {
+		if enc != format.RLE {
 			return nil, fmt.Errorf("booleans encoded %v: %w", enc, errNoSplice)
 		}
-		m := int(binary.LittleEndian.Uint32(vals))
-		if m < 0 || m > len(vals)-4 {
-			return nil, fmt.Errorf("boolean run of %d bytes: %w", m, errNoSplice)
+		runs, err := booleanRuns(vals)
+		if err != nil {
+			return nil, err
 		}
 		var v []byte
-		if v, err = (&rle.Encoding{BitWidth: 1}).DecodeLevels(nil, vals[4:4+m]); err == nil {
+		if v, err = (&rle.Encoding{BitWidth: 1}).DecodeLevels(nil, runs); err == nil {
 			if len(v) < n {
 				return nil, short(len(v))
 			}
